@@ -1,0 +1,85 @@
+//===- Diagnostics.cpp - Source manager and diagnostic printing ----------===//
+#include "compiler/frontend/Frontend.h"
+#include "compiler/frontend/Lexer.h"
+
+namespace kuiper {
+
+std::shared_ptr<std::string> SourceManager::add(const std::string &path,
+                                                std::string text) {
+  auto it = files.find(path);
+  if (it != files.end()) {
+    it->second.second = std::move(text);
+    return it->second.first;
+  }
+  auto name = std::make_shared<std::string>(path);
+  files.emplace(path, std::make_pair(name, std::move(text)));
+  return name;
+}
+
+std::string SourceManager::line(const std::string &path, int line) const {
+  auto it = files.find(path);
+  if (it == files.end() || line < 1)
+    return "";
+  const std::string &t = it->second.second;
+  size_t pos = 0;
+  for (int l = 1; l < line; ++l) {
+    size_t nl = t.find('\n', pos);
+    if (nl == std::string::npos)
+      return "";
+    pos = nl + 1;
+  }
+  size_t end = t.find('\n', pos);
+  std::string s = t.substr(pos, end == std::string::npos ? std::string::npos
+                                                         : end - pos);
+  if (!s.empty() && s.back() == '\r')
+    s.pop_back();
+  return s;
+}
+
+void DiagnosticEngine::error(const ast::Loc &loc, const std::string &msg) {
+  if (errors >= kMaxErrors)
+    return;
+  diags.push_back({loc, "error", msg});
+  ++errors;
+  if (errors == kMaxErrors)
+    diags.push_back({ast::Loc(), "error", "too many errors emitted, stopping now"});
+}
+
+void DiagnosticEngine::warning(const ast::Loc &loc, const std::string &msg) {
+  diags.push_back({loc, "warning", msg});
+}
+
+void DiagnosticEngine::note(const ast::Loc &loc, const std::string &msg) {
+  diags.push_back({loc, "note", msg});
+}
+
+void DiagnosticEngine::print(std::ostream &os, const Diagnostic &d) const {
+  if (!d.loc.file) {
+    os << d.severity << ": " << d.message << "\n";
+    return;
+  }
+  os << *d.loc.file << ":" << d.loc.line << ":" << d.loc.col << ": "
+     << d.severity << ": " << d.message << "\n";
+  if (d.loc.line <= 0)
+    return;
+  std::string text = sm.line(*d.loc.file, d.loc.line);
+  std::string caret;
+  for (size_t i = 0; i < text.size(); ++i) {
+    unsigned char c = text[i];
+    if ((c < 0x20 && c != '\t') || c == 0x7f)
+      text[i] = ' ';
+  }
+  for (int i = 1; i < d.loc.col; ++i) {
+    size_t k = size_t(i - 1);
+    caret += (k < text.size() && text[k] == '\t') ? '\t' : ' ';
+  }
+  caret += '^';
+  os << text << "\n" << caret << "\n";
+}
+
+void DiagnosticEngine::print(std::ostream &os) const {
+  for (const Diagnostic &d : diags)
+    print(os, d);
+}
+
+} // namespace kuiper
