@@ -1,0 +1,77 @@
+//===- Report.h - Verification report ---------------------------*- C++ -*-===//
+//
+// The verification report shared by the verifier, the tools and embedders.
+// Plain C++: no MLIR, LLVM or Z3 types.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KUIPER_REPORT_H
+#define KUIPER_REPORT_H
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kuiper {
+
+/// One proof obligation's outcome.
+struct CheckResult {
+  std::string id;       ///< check id: bounds, overflow, race, coverage, ...
+  std::string status;   ///< "proved", "failed" or "unknown"
+  std::string file;     ///< source file
+  int line = 0, col = 0;
+  std::string message;  ///< one-line meaning ("y[i] is written by some thread")
+  /// Counterexample: name -> value (parameters, thread/block ids, inputs),
+  /// in the order the verifier found them.
+  std::vector<std::pair<std::string, std::string>> counterexample;
+  std::string explanation; ///< what the kernel did ("no thread writes y[0]")
+  std::optional<bool> confirmed; ///< set by counterexample replay
+  std::string observed;          ///< what the replay observed
+  double timeMs = 0;
+  std::string smt; ///< the SMT-LIB text of the obligation (for --emit smt)
+  std::string location() const {
+    return file + ":" + std::to_string(line) + ":" + std::to_string(col);
+  }
+};
+
+/// A derived rounding bound for an approx clause.
+struct Tolerance {
+  std::string clause;     ///< location of the clause
+  std::string bound;      ///< human-readable bound, e.g. "|y - S| <= 4.77e-7 * sum|x|"
+  double relative = 0;    ///< gamma(d)
+  int depth = 0;          ///< rounding depth d
+};
+
+/// Verification result of one kernel.
+struct KernelReport {
+  std::string name;
+  std::string verdict; ///< "verified", "failed", "unknown" or "not-verified"
+  double timeMs = 0;
+  std::vector<std::string> trusted;
+  std::vector<CheckResult> checks;
+  std::vector<Tolerance> tolerances;
+  unsigned obligations = 0;
+};
+
+/// Verification result of one file.
+struct Report {
+  std::string file;
+  std::vector<KernelReport> kernels;
+  bool verified() const {
+    if (kernels.empty())
+      return false;
+    for (const auto &k : kernels)
+      if (k.verdict != "verified")
+        return false;
+    return true;
+  }
+  /// JSON as documented in docs/verification.md.
+  std::string toJSON() const;
+  /// SARIF 2.1.0, one result per failed or unknown check.
+  std::string toSARIF() const;
+};
+
+} // namespace kuiper
+
+#endif
