@@ -107,6 +107,9 @@ private:
   bool parseRange(ast::ExprPtr &lo, ast::ExprPtr &hi);
 };
 
+/// Deep copy of the parsed fields of `e` (not the Sema annotations).
+ast::ExprPtr cloneExpr(const ast::Expr &e);
+
 /// True when `name` spells a scalar type; sets `k`.
 bool scalarKindFromName(const std::string &name, ast::ScalarKind &k);
 
