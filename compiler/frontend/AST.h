@@ -106,6 +106,7 @@ struct Expr {
   FnDecl *callee = nullptr;  ///< for calls of user fns
   Decl *binderDecl = nullptr;///< for Quant/Sum: the bound variable's declaration
   std::optional<int64_t> constValue; ///< folded integer value when compile-time constant
+  std::shared_ptr<Decl> ownedBinder; ///< owns *binderDecl (Quant/Sum)
 
   Expr(ExprKind k, Loc l) : kind(k), loc(std::move(l)) {}
 };

@@ -64,12 +64,25 @@ void DiagnosticEngine::print(std::ostream &os, const Diagnostic &d) const {
     return;
   std::string text = sm.line(*d.loc.file, d.loc.line);
   std::string caret;
+  int col = d.loc.col;
+  // Show a window of very long lines around the column.
+  const int kWidth = 160;
+  if ((int)text.size() > kWidth) {
+    int start = col - 1 - kWidth / 2;
+    if (start < 0)
+      start = 0;
+    std::string pre = start > 0 ? "..." : "";
+    std::string mid = text.substr(size_t(start), size_t(kWidth));
+    std::string post = size_t(start + kWidth) < text.size() ? "..." : "";
+    text = pre + mid + post;
+    col = col - start + int(pre.size());
+  }
   for (size_t i = 0; i < text.size(); ++i) {
     unsigned char c = text[i];
     if ((c < 0x20 && c != '\t') || c == 0x7f)
       text[i] = ' ';
   }
-  for (int i = 1; i < d.loc.col; ++i) {
+  for (int i = 1; i < col; ++i) {
     size_t k = size_t(i - 1);
     caret += (k < text.size() && text[k] == '\t') ? '\t' : ' ';
   }

@@ -70,7 +70,15 @@ struct Report {
   std::string toJSON() const;
   /// SARIF 2.1.0, one result per failed or unknown check.
   std::string toSARIF() const;
+  /// Clang-style text: `file:line:col: error: message [check-id]` with
+  /// `note:` lines for the counterexample and explanation of every failed or
+  /// unknown check, then one summary line per kernel (checks, obligations,
+  /// time, trusted items, derived tolerances).
+  std::string toText() const;
 };
+
+/// The Kuiper version, e.g. "0.1.0".
+const char *version();
 
 } // namespace kuiper
 

@@ -1,0 +1,811 @@
+//===- MLIRGen.cpp - AST to kuiper dialect --------------------------------===//
+//
+// Emits one `kuiper.kernel` per kernel. Conventions: docs/dialect.md.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/codegen/MLIRGen.h"
+
+#include "kuiper/Dialect/Kuiper.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/ScopeExit.h"
+
+using namespace mlir;
+using namespace kuiper;
+namespace A = kuiper::ast;
+
+void kuiper::registerKuiperDialects(DialectRegistry &registry) {
+  registry.insert<KuiperDialect, arith::ArithDialect, scf::SCFDialect,
+                  memref::MemRefDialect, math::MathDialect>();
+}
+
+namespace {
+
+/// Whether a statement list may execute a `return`.
+bool containsReturn(const std::vector<A::StmtPtr> &stmts);
+bool containsReturn(const A::Stmt &s) {
+  switch (s.kind) {
+  case A::StmtKind::Return:
+    return true;
+  case A::StmtKind::If:
+    return containsReturn(s.body) || containsReturn(s.elseBody);
+  case A::StmtKind::For:
+  case A::StmtKind::While:
+  case A::StmtKind::Block:
+    return containsReturn(s.body);
+  default:
+    return false;
+  }
+}
+bool containsReturn(const std::vector<A::StmtPtr> &stmts) {
+  for (const auto &s : stmts)
+    if (containsReturn(*s))
+      return true;
+  return false;
+}
+
+/// Whether evaluating `e` may read memory or fault (then `&&`, `||` and `?:`
+/// must not evaluate it eagerly).
+bool needsShortCircuit(const A::Expr &e) {
+  switch (e.kind) {
+  case A::ExprKind::Index:
+  case A::ExprKind::Call:
+    return true;
+  case A::ExprKind::Binary:
+    if (e.op == "/" || e.op == "%" || e.op == "<<" || e.op == ">>")
+      return true;
+    break;
+  default:
+    break;
+  }
+  for (const auto &a : e.args)
+    if (a && needsShortCircuit(*a))
+      return true;
+  return false;
+}
+
+class MLIRGenImpl {
+public:
+  MLIRGenImpl(MLIRContext &ctx, const A::Module &m) : ctx(ctx), b(&ctx), m(m) {}
+
+  OwningOpRef<ModuleOp> gen() {
+    module = ModuleOp::create(b.getUnknownLoc());
+    for (const auto &k : m.kernels)
+      genKernel(*k);
+    if (failed(mlir::verify(*module)))
+      return nullptr;
+    return std::move(module);
+  }
+
+private:
+  MLIRContext &ctx;
+  OpBuilder b;
+  const A::Module &m;
+  OwningOpRef<ModuleOp> module;
+
+  llvm::DenseMap<const A::Decl *, Value> values; ///< SSA values of names
+  llvm::DenseMap<const A::Decl *, Value> slots;  ///< memref<T> of vars
+  const A::KernelDecl *kernel = nullptr;
+  Block *entry = nullptr;
+  Value flag;   ///< memref<i1>: false once the thread (or inlined fn) returned
+  Value result; ///< memref<T>: result of the fn being inlined
+  bool spec = false;
+  unsigned inlineDepth = 0;
+
+  //===--------------------------------------------------------------------===//
+  // Helpers
+  //===--------------------------------------------------------------------===//
+
+  Location loc(const A::Loc &l) {
+    if (!l.file)
+      return b.getUnknownLoc();
+    return FileLineColLoc::get(&ctx, *l.file, l.line, l.col);
+  }
+
+  Type type(A::ScalarKind k) {
+    switch (k) {
+    case A::ScalarKind::Bool:
+      return b.getI1Type();
+    case A::ScalarKind::I32:
+    case A::ScalarKind::U32:
+      return b.getI32Type();
+    case A::ScalarKind::I64:
+    case A::ScalarKind::U64:
+      return b.getI64Type();
+    case A::ScalarKind::F16:
+      return b.getF16Type();
+    case A::ScalarKind::BF16:
+      return b.getBF16Type();
+    case A::ScalarKind::F32:
+      return b.getF32Type();
+    case A::ScalarKind::F64:
+      return b.getF64Type();
+    default:
+      return b.getNoneType();
+    }
+  }
+  Type type(const A::Type &t) { return type(t.scalar); }
+
+  Value intConst(Location l, Type t, int64_t v) {
+    return arith::ConstantOp::create(b, l, t, b.getIntegerAttr(t, v));
+  }
+  Value boolConst(Location l, bool v) {
+    return arith::ConstantOp::create(b, l, b.getI1Type(), b.getBoolAttr(v));
+  }
+
+  arith::IntegerOverflowFlags ovf(const A::Type &t) {
+    return t.isSigned() ? arith::IntegerOverflowFlags::nsw
+                        : arith::IntegerOverflowFlags::nuw;
+  }
+
+  /// A rank-0 memref local, allocated at the top of the kernel body.
+  Value newLocal(Location l, Type t) {
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(entry);
+    return memref::AllocaOp::create(b, l, MemRefType::get({}, t));
+  }
+  Value loadLocal(Location l, Value slot) {
+    return memref::LoadOp::create(b, l, slot, ValueRange{});
+  }
+  void storeLocal(Location l, Value v, Value slot) {
+    memref::StoreOp::create(b, l, v, slot, ValueRange{});
+  }
+
+  /// Emits `body` into a fresh single-block region whose block takes `args`
+  /// and ends with what `body` yields.
+  template <typename F>
+  void fillRegion(Region &r, Location l, TypeRange args, F body) {
+    Block *blk = new Block();
+    r.push_back(blk);
+    for (Type t : args)
+      blk->addArgument(t, l);
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(blk);
+    SmallVector<Value> ys = body(blk);
+    YieldOp::create(b, l, ys);
+  }
+
+  /// Emits a spec condition into a clause region.
+  void specRegion(Region &r, const A::Expr &e) {
+    bool saved = spec;
+    spec = true;
+    fillRegion(r, loc(e.loc), {}, [&](Block *) { return SmallVector<Value>{expr(e)}; });
+    spec = saved;
+  }
+
+  //===--------------------------------------------------------------------===//
+  // Kernels
+  //===--------------------------------------------------------------------===//
+
+  void genKernel(const A::KernelDecl &k) {
+    kernel = &k;
+    Location l = loc(k.loc);
+    SmallVector<Type> argTypes;
+    SmallVector<StringRef> names;
+    for (const auto &p : k.params) {
+      names.push_back(p->name);
+      if (p->kind == A::DeclKind::BufferParam) {
+        const char *acc = p->access == A::Access::In    ? "in"
+                          : p->access == A::Access::Out ? "out"
+                                                        : "inout";
+        argTypes.push_back(BufferType::get(&ctx, type(p->type), p->type.rank, acc));
+      } else {
+        argTypes.push_back(type(p->type));
+      }
+    }
+    b.setInsertionPointToEnd(module->getBody());
+    auto op = KernelOp::create(b, l, k.name, b.getDenseI64ArrayAttr(k.block),
+                               b.getStrArrayAttr(names), k.deterministic);
+    entry = new Block();
+    op.getBody().push_back(entry);
+    for (auto [t, p] : llvm::zip(argTypes, k.params))
+      values[p.get()] = entry->addArgument(t, loc(p->loc));
+    b.setInsertionPointToEnd(entry);
+
+    for (const auto &p : k.params) {
+      if (p->kind != A::DeclKind::BufferParam)
+        continue;
+      SmallVector<Value> dims;
+      for (const auto &d : p->dims)
+        dims.push_back(expr(*d));
+      ShapeOp::create(b, loc(p->loc), values[p.get()], dims);
+    }
+    SmallVector<Value> grid;
+    for (const auto &g : k.gridDims)
+      grid.push_back(expr(*g));
+    while (grid.size() < 3)
+      grid.push_back(intConst(l, b.getI32Type(), 1));
+    LaunchOp::create(b, l, grid);
+    for (const auto &r : k.requires_) {
+      auto req = RequiresOp::create(b, loc(r.loc));
+      specRegion(req.getCond(), *r.cond);
+    }
+    for (const auto &e : k.ensures) {
+      auto ens = EnsuresOp::create(b, loc(e.loc), e.approx);
+      specRegion(ens.getCond(), *e.cond);
+    }
+    genAccess(k.reads, "reads");
+    genAccess(k.writes, "writes");
+
+    flag = Value();
+    if (containsReturn(k.body)) {
+      flag = newLocal(l, b.getI1Type());
+      storeLocal(l, boolConst(l, true), flag);
+    }
+    block(k.body);
+    ReturnOp::create(b, l);
+    values.clear();
+    slots.clear();
+  }
+
+  void genAccess(const std::vector<A::AccessRange> &ranges, StringRef kind) {
+    for (const auto &r : ranges) {
+      SmallVector<Value> bounds;
+      for (const auto &[lo, hi] : r.ranges) {
+        bounds.push_back(expr(*lo));
+        bounds.push_back(expr(*hi));
+      }
+      AccessOp::create(b, loc(r.loc), kind, values[r.decl], bounds);
+    }
+  }
+
+  //===--------------------------------------------------------------------===//
+  // Statements
+  //===--------------------------------------------------------------------===//
+
+  /// Emits a statement list; statements after one that may return run only
+  /// while the return flag is still true.
+  void block(const std::vector<A::StmtPtr> &stmts, size_t from = 0) {
+    for (size_t i = from; i < stmts.size(); ++i) {
+      stmt(*stmts[i]);
+      if (flag && containsReturn(*stmts[i]) && i + 1 < stmts.size()) {
+        Location l = loc(stmts[i + 1]->loc);
+        auto ifOp = scf::IfOp::create(b, l, TypeRange{}, loadLocal(l, flag), false);
+        OpBuilder::InsertionGuard g(b);
+        b.setInsertionPoint(ifOp.getThenRegion().front().getTerminator());
+        block(stmts, i + 1);
+        return;
+      }
+    }
+  }
+
+  /// Emits a loop body, skipped entirely once the thread returned.
+  void loopBody(const std::vector<A::StmtPtr> &body, Location l) {
+    if (flag && containsReturn(body)) {
+      auto ifOp = scf::IfOp::create(b, l, TypeRange{}, loadLocal(l, flag), false);
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPoint(ifOp.getThenRegion().front().getTerminator());
+      block(body);
+      return;
+    }
+    block(body);
+  }
+
+  void stmt(const A::Stmt &s) {
+    Location l = loc(s.loc);
+    switch (s.kind) {
+    case A::StmtKind::Let:
+      values[s.decl.get()] = expr(*s.decl->init);
+      return;
+    case A::StmtKind::Var: {
+      Value slot = newLocal(l, type(s.decl->type));
+      slots[s.decl.get()] = slot;
+      if (s.decl->init)
+        storeLocal(l, expr(*s.decl->init), slot);
+      return;
+    }
+    case A::StmtKind::Shared: {
+      auto t = SharedType::get(&ctx, type(s.decl->type), s.decl->constDims);
+      values[s.decl.get()] = SharedAllocOp::create(b, l, t, s.decl->name);
+      return;
+    }
+    case A::StmtKind::Assign:
+      assign(s);
+      return;
+    case A::StmtKind::ExprStmt:
+      expr(*s.value);
+      return;
+    case A::StmtKind::If: {
+      Value c = expr(*s.cond);
+      auto ifOp = scf::IfOp::create(b, l, TypeRange{}, c, s.hasElse);
+      {
+        OpBuilder::InsertionGuard g(b);
+        b.setInsertionPoint(ifOp.getThenRegion().front().getTerminator());
+        block(s.body);
+      }
+      if (s.hasElse) {
+        OpBuilder::InsertionGuard g(b);
+        b.setInsertionPoint(ifOp.getElseRegion().front().getTerminator());
+        block(s.elseBody);
+      }
+      return;
+    }
+    case A::StmtKind::For:
+      if (s.list)
+        unrolledFor(s);
+      else
+        rangeFor(s);
+      return;
+    case A::StmtKind::While:
+      whileLoop(s);
+      return;
+    case A::StmtKind::Barrier: {
+      auto bar = BarrierOp::create(b, l, s.approx);
+      if (s.cond)
+        specRegion(bar.getContract(), *s.cond);
+      return;
+    }
+    case A::StmtKind::Assert: {
+      auto op = AssertOp::create(b, l, "assert", false);
+      specRegion(op.getCond(), *s.cond);
+      return;
+    }
+    case A::StmtKind::Assume: {
+      auto op = AssumeOp::create(b, l);
+      specRegion(op.getCond(), *s.cond);
+      return;
+    }
+    case A::StmtKind::Return:
+      if (s.value && result)
+        storeLocal(l, expr(*s.value), result);
+      if (flag)
+        storeLocal(l, boolConst(l, false), flag);
+      return;
+    case A::StmtKind::Block:
+      block(s.body);
+      return;
+    }
+  }
+
+  void unrolledFor(const A::Stmt &s) {
+    for (const auto &item : s.list->args) {
+      Value v = expr(*item);
+      values[s.decl.get()] = v;
+      loopBody(s.body, loc(s.loc));
+    }
+  }
+
+  void invariants(Region &r, Location l, TypeRange args, const A::Stmt &s) {
+    bool saved = spec;
+    spec = true;
+    fillRegion(r, l, args, [&](Block *blk) {
+      if (!args.empty())
+        values[s.decl.get()] = blk->getArgument(0);
+      for (const auto &inv : s.invariants)
+        InvariantOp::create(b, loc(inv.loc), expr(*inv.cond), inv.approx);
+      return SmallVector<Value>{};
+    });
+    spec = saved;
+  }
+
+  void rangeFor(const A::Stmt &s) {
+    Location l = loc(s.loc);
+    Type t = type(s.decl->type);
+    Value lo = expr(*s.lo), hi = expr(*s.hi);
+    Value step = s.step ? expr(*s.step) : intConst(l, t, 1);
+    auto op = ForOp::create(b, l, lo, hi, step);
+    invariants(op.getInvariants(), l, {t}, s);
+    fillRegion(op.getBody(), l, {t}, [&](Block *blk) {
+      values[s.decl.get()] = blk->getArgument(0);
+      loopBody(s.body, l);
+      return SmallVector<Value>{};
+    });
+  }
+
+  void whileLoop(const A::Stmt &s) {
+    Location l = loc(s.loc);
+    auto op = WhileOp::create(b, l);
+    fillRegion(op.getCond(), l, {}, [&](Block *) { return SmallVector<Value>{expr(*s.cond)}; });
+    invariants(op.getInvariants(), l, {}, s);
+    fillRegion(op.getBody(), l, {}, [&](Block *) {
+      loopBody(s.body, l);
+      return SmallVector<Value>{};
+    });
+  }
+
+  void assign(const A::Stmt &s) {
+    Location l = loc(s.loc);
+    const A::Expr &tgt = *s.target;
+    std::string op = s.op.substr(0, s.op.size() - 1); // "+=" -> "+", "=" -> ""
+    if (tgt.kind == A::ExprKind::Name) {
+      Value slot = slots.lookup(tgt.decl);
+      Value v = expr(*s.value);
+      if (!op.empty())
+        v = binary(l, op, loadLocal(l, slot), v, tgt.type);
+      storeLocal(l, v, slot);
+      return;
+    }
+    Value mem = values.lookup(tgt.decl);
+    SmallVector<Value> idx;
+    for (const auto &a : tgt.args)
+      idx.push_back(expr(*a));
+    Value v;
+    if (op.empty()) {
+      v = expr(*s.value);
+    } else {
+      Value cur = LoadOp::create(b, l, type(tgt.type), mem, idx);
+      v = binary(l, op, cur, expr(*s.value), tgt.type);
+    }
+    StoreOp::create(b, l, v, mem, idx);
+  }
+
+  //===--------------------------------------------------------------------===//
+  // Expressions
+  //===--------------------------------------------------------------------===//
+
+  Value expr(const A::Expr &e) {
+    Location l = loc(e.loc);
+    if (e.constValue && e.type.isInt())
+      return intConst(l, type(e.type), *e.constValue);
+    switch (e.kind) {
+    case A::ExprKind::IntLit:
+      return intConst(l, type(e.type), e.intValue);
+    case A::ExprKind::BoolLit:
+      return boolConst(l, e.intValue != 0);
+    case A::ExprKind::FloatLit: {
+      auto ft = cast<FloatType>(type(e.type));
+      APFloat f(e.floatValue);
+      bool lost;
+      f.convert(ft.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
+      return arith::ConstantOp::create(b, l, ft, b.getFloatAttr(ft, f));
+    }
+    case A::ExprKind::Name:
+      return name(e, l);
+    case A::ExprKind::Builtin:
+      return builtin(e, l);
+    case A::ExprKind::Unary:
+      return unary(e, l);
+    case A::ExprKind::Binary:
+      return binaryExpr(e, l);
+    case A::ExprKind::Ternary:
+      return ternary(e, l);
+    case A::ExprKind::Cast:
+      return castTo(l, expr(*e.args[0]), e.args[0]->type, e.type);
+    case A::ExprKind::Index: {
+      SmallVector<Value> idx;
+      for (const auto &a : e.args)
+        idx.push_back(expr(*a));
+      return LoadOp::create(b, l, type(e.type), values.lookup(e.decl), idx);
+    }
+    case A::ExprKind::Call:
+      return call(e, l);
+    case A::ExprKind::Quant:
+      return quant(e, l);
+    case A::ExprKind::Sum:
+      return sum(e, l);
+    case A::ExprKind::Old: {
+      auto op = OldOp::create(b, l, type(e.type));
+      fillRegion(op.getBody(), l, {}, [&](Block *) { return SmallVector<Value>{expr(*e.args[0])}; });
+      return op;
+    }
+    case A::ExprKind::List:
+      break;
+    }
+    emitError(l, "internal: unexpected expression");
+    return intConst(l, b.getI32Type(), 0);
+  }
+
+  Value name(const A::Expr &e, Location l) {
+    const A::Decl *d = e.decl;
+    if (d->kind == A::DeclKind::Var)
+      return loadLocal(l, slots.lookup(d));
+    if (d->kind == A::DeclKind::Const) {
+      if (d->constValue && d->type.isInt())
+        return intConst(l, type(d->type), *d->constValue);
+      if (d->constValue && d->type.isBool())
+        return boolConst(l, *d->constValue != 0);
+      return expr(*d->init);
+    }
+    return values.lookup(d);
+  }
+
+  Value builtin(const A::Expr &e, Location l) {
+    if (e.name == "laneid")
+      return LaneIdOp::create(b, l, b.getI32Type());
+    if (e.name == "warpid")
+      return WarpIdOp::create(b, l, b.getI32Type());
+    int64_t dim = e.member == "x" ? 0 : e.member == "y" ? 1 : 2;
+    if (e.name == "threadIdx")
+      return ThreadIdOp::create(b, l, b.getI32Type(), dim);
+    if (e.name == "blockIdx")
+      return BlockIdOp::create(b, l, b.getI32Type(), dim);
+    if (e.name == "gridDim")
+      return GridDimOp::create(b, l, b.getI32Type(), dim);
+    return intConst(l, b.getI32Type(), kernel->block[dim]);
+  }
+
+  Value unary(const A::Expr &e, Location l) {
+    Value v = expr(*e.args[0]);
+    const A::Type &t = e.args[0]->type;
+    if (e.op == "-") {
+      if (t.isFloat())
+        return arith::NegFOp::create(b, l, v);
+      return arith::SubIOp::create(b, l, intConst(l, v.getType(), 0), v, ovf(t));
+    }
+    if (e.op == "!")
+      return arith::XOrIOp::create(b, l, v, boolConst(l, true));
+    return arith::XOrIOp::create(b, l, v, intConst(l, v.getType(), -1));
+  }
+
+  Value binaryExpr(const A::Expr &e, Location l) {
+    const std::string &op = e.op;
+    if (op == "&&" || op == "||") {
+      Value lhs = expr(*e.args[0]);
+      if (spec || !needsShortCircuit(*e.args[1])) {
+        Value rhs = expr(*e.args[1]);
+        return op == "&&" ? Value(arith::AndIOp::create(b, l, lhs, rhs))
+                          : Value(arith::OrIOp::create(b, l, lhs, rhs));
+      }
+      auto ifOp = scf::IfOp::create(b, l, TypeRange{b.getI1Type()}, lhs, true);
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+      scf::YieldOp::create(b, l, op == "&&" ? expr(*e.args[1]) : boolConst(l, true));
+      b.setInsertionPointToStart(&ifOp.getElseRegion().front());
+      scf::YieldOp::create(b, l, op == "&&" ? boolConst(l, false) : expr(*e.args[1]));
+      return ifOp.getResult(0);
+    }
+    Value lhs = expr(*e.args[0]);
+    Value rhs = expr(*e.args[1]);
+    if (op == "==>")
+      return arith::OrIOp::create(b, l, arith::XOrIOp::create(b, l, lhs, boolConst(l, true)), rhs);
+    return binary(l, op, lhs, rhs, e.args[0]->type);
+  }
+
+  /// A binary operator on two values of AST type `t`.
+  Value binary(Location l, StringRef op, Value x, Value y, const A::Type &t) {
+    if (t.isFloat()) {
+      if (op == "+") return arith::AddFOp::create(b, l, x, y);
+      if (op == "-") return arith::SubFOp::create(b, l, x, y);
+      if (op == "*") return arith::MulFOp::create(b, l, x, y);
+      if (op == "/") return arith::DivFOp::create(b, l, x, y);
+      if (op == "%") return arith::RemFOp::create(b, l, x, y);
+      if (op == "==" && spec) {
+        // In specs NaN equals NaN (LANGUAGE.md §5).
+        Value eq = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ, x, y);
+        Value xn = arith::CmpFOp::create(b, l, arith::CmpFPredicate::UNO, x, x);
+        Value yn = arith::CmpFOp::create(b, l, arith::CmpFPredicate::UNO, y, y);
+        return arith::OrIOp::create(b, l, eq, arith::AndIOp::create(b, l, xn, yn));
+      }
+      if (op == "!=" && spec) {
+        Value eq = binary(l, "==", x, y, t);
+        return arith::XOrIOp::create(b, l, eq, boolConst(l, true));
+      }
+      auto p = llvm::StringSwitch<arith::CmpFPredicate>(op)
+                   .Case("==", arith::CmpFPredicate::OEQ)
+                   .Case("!=", arith::CmpFPredicate::UNE)
+                   .Case("<", arith::CmpFPredicate::OLT)
+                   .Case("<=", arith::CmpFPredicate::OLE)
+                   .Case(">", arith::CmpFPredicate::OGT)
+                   .Default(arith::CmpFPredicate::OGE);
+      return arith::CmpFOp::create(b, l, p, x, y);
+    }
+    bool sgn = t.isSigned();
+    if (op == "+") return arith::AddIOp::create(b, l, x, y, ovf(t));
+    if (op == "-") return arith::SubIOp::create(b, l, x, y, ovf(t));
+    if (op == "*") return arith::MulIOp::create(b, l, x, y, ovf(t));
+    if (op == "/") return sgn ? Value(arith::DivSIOp::create(b, l, x, y)) : Value(arith::DivUIOp::create(b, l, x, y));
+    if (op == "%") return sgn ? Value(arith::RemSIOp::create(b, l, x, y)) : Value(arith::RemUIOp::create(b, l, x, y));
+    if (op == "<<") return arith::ShLIOp::create(b, l, x, y, ovf(t));
+    if (op == ">>") return sgn ? Value(arith::ShRSIOp::create(b, l, x, y)) : Value(arith::ShRUIOp::create(b, l, x, y));
+    if (op == "&") return arith::AndIOp::create(b, l, x, y);
+    if (op == "|") return arith::OrIOp::create(b, l, x, y);
+    if (op == "^") return arith::XOrIOp::create(b, l, x, y);
+    using P = arith::CmpIPredicate;
+    P p = llvm::StringSwitch<P>(op)
+              .Case("==", P::eq)
+              .Case("!=", P::ne)
+              .Case("<", sgn ? P::slt : P::ult)
+              .Case("<=", sgn ? P::sle : P::ule)
+              .Case(">", sgn ? P::sgt : P::ugt)
+              .Default(sgn ? P::sge : P::uge);
+    return arith::CmpIOp::create(b, l, p, x, y);
+  }
+
+  Value ternary(const A::Expr &e, Location l) {
+    Value c = expr(*e.args[0]);
+    if (spec || (!needsShortCircuit(*e.args[1]) && !needsShortCircuit(*e.args[2])))
+      return arith::SelectOp::create(b, l, c, expr(*e.args[1]), expr(*e.args[2]));
+    auto ifOp = scf::IfOp::create(b, l, TypeRange{type(e.type)}, c, true);
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+    scf::YieldOp::create(b, l, expr(*e.args[1]));
+    b.setInsertionPointToStart(&ifOp.getElseRegion().front());
+    scf::YieldOp::create(b, l, expr(*e.args[2]));
+    return ifOp.getResult(0);
+  }
+
+  Value castTo(Location l, Value v, const A::Type &from, const A::Type &to) {
+    Type t = type(to);
+    if (from == to)
+      return v;
+    if (from.isBool()) {
+      if (to.isFloat())
+        return arith::UIToFPOp::create(b, l, t, v);
+      return arith::ExtUIOp::create(b, l, t, v);
+    }
+    if (to.isBool()) {
+      if (from.isFloat())
+        return arith::CmpFOp::create(b, l, arith::CmpFPredicate::UNE, v,
+                                     arith::ConstantOp::create(b, l, v.getType(), b.getFloatAttr(v.getType(), 0.0)));
+      return arith::CmpIOp::create(b, l, arith::CmpIPredicate::ne, v, intConst(l, v.getType(), 0));
+    }
+    unsigned fw = v.getType().getIntOrFloatBitWidth(), tw = t.getIntOrFloatBitWidth();
+    if (from.isInt() && to.isInt()) {
+      if (fw == tw)
+        return v;
+      if (tw < fw)
+        return arith::TruncIOp::create(b, l, t, v);
+      return from.isSigned() ? Value(arith::ExtSIOp::create(b, l, t, v))
+                             : Value(arith::ExtUIOp::create(b, l, t, v));
+    }
+    if (from.isInt())
+      return from.isSigned() ? Value(arith::SIToFPOp::create(b, l, t, v))
+                             : Value(arith::UIToFPOp::create(b, l, t, v));
+    if (to.isInt())
+      return to.isSigned() ? Value(arith::FPToSIOp::create(b, l, t, v))
+                           : Value(arith::FPToUIOp::create(b, l, t, v));
+    if (tw > fw)
+      return arith::ExtFOp::create(b, l, t, v);
+    return arith::TruncFOp::create(b, l, t, v);
+  }
+
+  Value maskOf(const A::Expr &e) {
+    if (!e.mask)
+      return Value();
+    return expr(*e.mask);
+  }
+
+  Value call(const A::Expr &e, Location l) {
+    if (e.callee)
+      return inlineCall(e, l);
+    const std::string &f = e.name;
+    auto arg = [&](unsigned i) { return expr(*e.args[i]); };
+    const A::Type &t0 = e.args.empty() ? e.type : e.args[0]->type;
+    if (f == "exp") return math::ExpOp::create(b, l, arg(0));
+    if (f == "log") return math::LogOp::create(b, l, arg(0));
+    if (f == "sqrt") return math::SqrtOp::create(b, l, arg(0));
+    if (f == "rsqrt") return math::RsqrtOp::create(b, l, arg(0));
+    if (f == "tanh") return math::TanhOp::create(b, l, arg(0));
+    if (f == "erf") return math::ErfOp::create(b, l, arg(0));
+    if (f == "fabs") return math::AbsFOp::create(b, l, arg(0));
+    if (f == "floor") return math::FloorOp::create(b, l, arg(0));
+    if (f == "ceil") return math::CeilOp::create(b, l, arg(0));
+    if (f == "fmin" || (f == "min" && t0.isFloat()))
+      return arith::MinNumFOp::create(b, l, arg(0), arg(1));
+    if (f == "fmax" || (f == "max" && t0.isFloat()))
+      return arith::MaxNumFOp::create(b, l, arg(0), arg(1));
+    if (f == "min")
+      return t0.isSigned() ? Value(arith::MinSIOp::create(b, l, arg(0), arg(1)))
+                           : Value(arith::MinUIOp::create(b, l, arg(0), arg(1)));
+    if (f == "max")
+      return t0.isSigned() ? Value(arith::MaxSIOp::create(b, l, arg(0), arg(1)))
+                           : Value(arith::MaxUIOp::create(b, l, arg(0), arg(1)));
+    if (f == "clamp") {
+      Value x = arg(0), lo = arg(1), hi = arg(2);
+      if (t0.isFloat())
+        return arith::MinNumFOp::create(b, l, arith::MaxNumFOp::create(b, l, x, lo), hi);
+      if (t0.isSigned())
+        return arith::MinSIOp::create(b, l, arith::MaxSIOp::create(b, l, x, lo), hi);
+      return arith::MinUIOp::create(b, l, arith::MaxUIOp::create(b, l, x, lo), hi);
+    }
+    if (f == "cdiv") {
+      Value x = arg(0), y = arg(1);
+      Value q = binary(l, "/", x, y, t0), r = binary(l, "%", x, y, t0);
+      Value pos = binary(l, ">", r, intConst(l, x.getType(), 0), t0);
+      Value one = arith::ExtUIOp::create(b, l, x.getType(), pos);
+      return binary(l, "+", q, one, t0);
+    }
+    if (f == "shfl_down" || f == "shfl_up" || f == "shfl_xor" || f == "shfl_idx") {
+      Value v = arg(0), d = arg(1);
+      return ShuffleOp::create(b, l, v.getType(), b.getStringAttr(f.substr(5)), v, d, maskOf(e));
+    }
+    if (f == "ballot" || f == "any" || f == "all") {
+      Type rt = f == "ballot" ? b.getI32Type() : b.getI1Type();
+      return VoteOp::create(b, l, rt, b.getStringAttr(f), arg(0), maskOf(e));
+    }
+    if (f == "syncwarp") {
+      SyncWarpOp::create(b, l, maskOf(e));
+      return Value();
+    }
+    if (f.rfind("atomic_", 0) == 0) {
+      const A::Expr &ref = *e.args[0];
+      SmallVector<Value> idx, vals;
+      for (const auto &a : ref.args)
+        idx.push_back(expr(*a));
+      for (size_t i = 1; i < e.args.size(); ++i)
+        vals.push_back(arg(i));
+      return AtomicOp::create(b, l, type(e.type), b.getStringAttr(f.substr(7)),
+                              values.lookup(ref.decl), idx, vals);
+    }
+    emitError(l, "internal: unknown builtin '" + f + "'");
+    return intConst(l, b.getI32Type(), 0);
+  }
+
+  /// Inlines a call of a user fn: its requires become precondition asserts,
+  /// its ensures postcondition asserts.
+  Value inlineCall(const A::Expr &e, Location l) {
+    const A::FnDecl &fn = *e.callee;
+    SmallVector<Value> args;
+    for (const auto &a : e.args)
+      args.push_back(expr(*a));
+    for (auto [p, v] : llvm::zip(fn.params, args))
+      values[p.get()] = v;
+    for (const auto &r : fn.requires_) {
+      auto op = AssertOp::create(b, loc(e.loc), "precondition", false);
+      specRegion(op.getCond(), *r.cond);
+    }
+    Value savedFlag = flag, savedResult = result;
+    llvm::scope_exit restore([&] {
+      flag = savedFlag;
+      result = savedResult;
+    });
+    bool returns = fn.result.scalar != A::ScalarKind::Void;
+    result = returns ? newLocal(l, type(fn.result)) : Value();
+    flag = Value();
+    bool early = false;
+    for (size_t i = 0; i + 1 < fn.body.size(); ++i)
+      early |= containsReturn(*fn.body[i]);
+    if (!fn.body.empty() && fn.body.back()->kind != A::StmtKind::Return &&
+        containsReturn(*fn.body.back()))
+      early = true;
+    if (early) {
+      flag = newLocal(l, b.getI1Type());
+      storeLocal(l, boolConst(l, true), flag);
+    }
+    block(fn.body);
+    Value r = returns ? loadLocal(l, result) : Value();
+    if (fn.resultDecl && r)
+      values[fn.resultDecl.get()] = r;
+    for (const auto &en : fn.ensures) {
+      auto op = AssertOp::create(b, loc(en.loc), "postcondition", en.approx);
+      specRegion(op.getCond(), *en.cond);
+    }
+    return r;
+  }
+
+  Value quant(const A::Expr &e, Location l) {
+    Value lo = expr(*e.args[0]), hi = expr(*e.args[1]);
+    auto fill = [&](Region &r) {
+      fillRegion(r, l, {lo.getType()}, [&](Block *blk) {
+        values[e.binderDecl] = blk->getArgument(0);
+        return SmallVector<Value>{expr(*e.args[2])};
+      });
+    };
+    Operation *op;
+    if (e.name == "forall") {
+      auto q = ForallOp::create(b, l, b.getI1Type(), lo, hi);
+      fill(q.getBody());
+      op = q;
+    } else {
+      auto q = ExistsOp::create(b, l, b.getI1Type(), lo, hi);
+      fill(q.getBody());
+      op = q;
+    }
+    op->setAttr("binder", b.getStringAttr(e.binder));
+    return op->getResult(0);
+  }
+
+  Value sum(const A::Expr &e, Location l) {
+    Value lo = expr(*e.args[0]), hi = expr(*e.args[1]);
+    Value step = e.args.size() > 3 ? expr(*e.args[3]) : intConst(l, lo.getType(), 1);
+    auto op = SumOp::create(b, l, type(e.type), lo, hi, step);
+    op->setAttr("binder", b.getStringAttr(e.binder));
+    fillRegion(op.getBody(), l, {lo.getType()}, [&](Block *blk) {
+      values[e.binderDecl] = blk->getArgument(0);
+      return SmallVector<Value>{expr(*e.args[2])};
+    });
+    return op;
+  }
+};
+
+} // namespace
+
+OwningOpRef<ModuleOp> kuiper::mlirGen(MLIRContext &ctx, const A::Module &m) {
+  ctx.loadDialect<KuiperDialect, arith::ArithDialect, scf::SCFDialect,
+                  memref::MemRefDialect, math::MathDialect>();
+  return MLIRGenImpl(ctx, m).gen();
+}

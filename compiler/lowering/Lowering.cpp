@@ -1,0 +1,206 @@
+//===- Lowering.cpp - kuiper IR to LLVM IR and PTX ------------------------===//
+//
+// The lowering pipeline:
+//   clone -> erase specs, loops to scf -> canonicalize, cse
+//   -> kuiper to LLVM/NVVM (KuiperToLLVM.cpp)
+//   -> scf to cf, math/arith/cf/memref/ub to LLVM, reconcile casts
+//   -> LLVM IR -> libdevice, internalize, O3 -> PTX (NVPTXBackend.cpp)
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/lowering/Lowering.h"
+#include "LoweringPasses.h"
+
+#include "kuiper/Dialect/Kuiper.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/UB/IR/UBOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "mlir/Transforms/Passes.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetMachine.h"
+
+#ifndef KUIPER_DEFAULT_LIBDEVICE
+#define KUIPER_DEFAULT_LIBDEVICE                                               \
+  "/usr/local/cuda/nvvm/libdevice/libdevice.10.bc"
+#endif
+
+using namespace mlir;
+
+namespace kuiper {
+namespace {
+
+/// Collects the diagnostics emitted while it lives, to return them as an error.
+class DiagnosticCollector {
+public:
+  explicit DiagnosticCollector(MLIRContext *ctx)
+      : handler(ctx, [this](Diagnostic &diag) {
+          llvm::raw_string_ostream os(messages);
+          os << where(diag.getLocation()) << diag << "\n";
+          for (Diagnostic &note : diag.getNotes())
+            if (!StringRef(note.str()).starts_with("see current operation"))
+              os << where(note.getLocation()) << "note: " << note << "\n";
+          return success();
+        }) {}
+
+  llvm::Error error(StringRef what) const {
+    return llvm::createStringError("lowering failed (" + what.str() + ")" +
+                                   (messages.empty() ? "" : ":\n" + messages));
+  }
+
+private:
+  /// `file:line:col: ` for a source location, nothing for an unknown one.
+  static std::string where(Location loc) {
+    if (auto file = dyn_cast<FileLineColLoc>(loc))
+      return (file.getFilename().str() + ":" + std::to_string(file.getLine()) +
+              ":" + std::to_string(file.getColumn()) + ": ");
+    if (auto fused = dyn_cast<FusedLoc>(loc);
+        fused && !fused.getLocations().empty())
+      return where(fused.getLocations().front());
+    if (auto named = dyn_cast<NameLoc>(loc))
+      return where(named.getChildLoc());
+    if (auto callSite = dyn_cast<CallSiteLoc>(loc))
+      return where(callSite.getCaller());
+    return "";
+  }
+
+  std::string messages;
+  ScopedDiagnosticHandler handler;
+};
+
+void prepareContext(MLIRContext *ctx) {
+  DialectRegistry registry;
+  registerLoweringDialects(registry);
+  ctx->appendDialectRegistry(registry);
+  ctx->loadDialect<KuiperDialect, arith::ArithDialect, scf::SCFDialect,
+                   memref::MemRefDialect, math::MathDialect,
+                   cf::ControlFlowDialect, ub::UBDialect, LLVM::LLVMDialect,
+                   NVVM::NVVMDialect>();
+}
+
+/// kuiper IR -> LLVM dialect, in a clone of `module`.
+llvm::Expected<OwningOpRef<ModuleOp>> lowerToLLVMDialect(ModuleOp module) {
+  MLIRContext *ctx = module.getContext();
+  prepareContext(ctx);
+  OwningOpRef<ModuleOp> clone(module.clone());
+  DiagnosticCollector diagnostics(ctx);
+
+  if (failed(eraseSpecsAndConvertLoops(*clone)))
+    return diagnostics.error("erasing specifications");
+
+  PassManager cleanup(ctx);
+  cleanup.addPass(createCanonicalizerPass());
+  cleanup.addPass(createCSEPass());
+  if (failed(cleanup.run(*clone)))
+    return diagnostics.error("simplifying the executable code");
+
+  if (failed(convertKuiperToLLVM(*clone)))
+    return diagnostics.error("kuiper to LLVM dialect");
+
+  PassManager toLLVM(ctx);
+  toLLVM.addPass(createSCFToControlFlowPass());
+  toLLVM.addPass(createConvertMathToLLVMPass());
+  toLLVM.addPass(createArithToLLVMConversionPass());
+  toLLVM.addPass(createConvertControlFlowToLLVMPass());
+  toLLVM.addPass(createFinalizeMemRefToLLVMConversionPass());
+  toLLVM.addPass(createUBToLLVMConversionPass());
+  toLLVM.addPass(createReconcileUnrealizedCastsPass());
+  toLLVM.addPass(createCanonicalizerPass());
+  if (failed(toLLVM.run(*clone)))
+    return diagnostics.error("conversion to the LLVM dialect");
+  return std::move(clone);
+}
+
+/// kuiper IR -> optimized LLVM IR for the NVPTX target `tm`.
+llvm::Expected<std::unique_ptr<llvm::Module>>
+lowerToLLVMModule(ModuleOp module, const LoweringOptions &opts,
+                  llvm::LLVMContext &llvmContext, llvm::TargetMachine &tm) {
+  auto llvmDialect = lowerToLLVMDialect(module);
+  if (!llvmDialect)
+    return llvmDialect.takeError();
+  DiagnosticCollector diagnostics(module.getContext());
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateModuleToLLVMIR(**llvmDialect, llvmContext, "kuiper");
+  if (!llvmModule)
+    return diagnostics.error("translation to LLVM IR");
+  std::string libdevice = opts.libdevice.empty()
+                              ? std::string(KUIPER_DEFAULT_LIBDEVICE)
+                              : opts.libdevice;
+  if (llvm::Error err = optimizeForNVPTX(*llvmModule, tm, libdevice))
+    return std::move(err);
+  return std::move(llvmModule);
+}
+
+std::string commentLines(const std::string &text) {
+  std::string out;
+  StringRef rest(text);
+  while (!rest.empty()) {
+    auto [line, tail] = rest.split('\n');
+    out += ("// " + line + "\n").str();
+    rest = tail;
+  }
+  return out;
+}
+
+} // namespace
+
+void registerLoweringDialects(DialectRegistry &registry) {
+  registry
+      .insert<KuiperDialect, arith::ArithDialect, scf::SCFDialect,
+              memref::MemRefDialect, math::MathDialect, cf::ControlFlowDialect,
+              ub::UBDialect, LLVM::LLVMDialect, NVVM::NVVMDialect>();
+  registerBuiltinDialectTranslation(registry);
+  registerLLVMDialectTranslation(registry);
+  registerNVVMDialectTranslation(registry);
+}
+
+std::string ptxVersionFor(const std::string &arch) {
+  return llvm::StringSwitch<std::string>(arch)
+      .Cases({"sm_75", "sm_80", "sm_86", "sm_87", "sm_89"}, "7.8")
+      .Cases({"sm_90", "sm_90a"}, "8.0")
+      .Case("sm_100", "8.6")
+      .Case("sm_120", "8.7")
+      .Default("");
+}
+
+llvm::Expected<std::string> lowerToLLVMIR(ModuleOp module,
+                                          const LoweringOptions &opts) {
+  auto tm = createNVPTXTargetMachine(opts.arch);
+  if (!tm)
+    return tm.takeError();
+  llvm::LLVMContext llvmContext;
+  auto llvmModule = lowerToLLVMModule(module, opts, llvmContext, **tm);
+  if (!llvmModule)
+    return llvmModule.takeError();
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  (*llvmModule)->print(os, nullptr);
+  return text;
+}
+
+llvm::Expected<std::string> lowerToPTX(ModuleOp module,
+                                       const LoweringOptions &opts) {
+  auto tm = createNVPTXTargetMachine(opts.arch);
+  if (!tm)
+    return tm.takeError();
+  llvm::LLVMContext llvmContext;
+  auto llvmModule = lowerToLLVMModule(module, opts, llvmContext, **tm);
+  if (!llvmModule)
+    return llvmModule.takeError();
+  auto ptx = emitPTX(**llvmModule, **tm);
+  if (!ptx)
+    return ptx.takeError();
+  return commentLines(opts.headerComment) + *ptx;
+}
+
+} // namespace kuiper

@@ -1,0 +1,108 @@
+//===- SpecErasure.cpp - drop specifications, make loops plain scf --------===//
+//
+// The verifier has already read the contracts; code generation only needs the
+// executable part of a kernel. This step erases every specification op with its
+// region and rewrites the kuiper loops as scf loops.
+//
+//===----------------------------------------------------------------------===//
+#include "LoweringPasses.h"
+
+#include "kuiper/Dialect/Kuiper.h"
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/PatternMatch.h"
+
+using namespace mlir;
+
+namespace kuiper {
+namespace {
+
+/// Whether `op` exists only for the verifier.
+bool isSpecOp(Operation *op) {
+  return isa<RequiresOp, EnsuresOp, AssertOp, AssumeOp, AccessOp, InvariantOp,
+             ForallOp, ExistsOp, SumOp, OldOp>(op);
+}
+
+/// Empties `region`, dropping the references its ops hold first.
+void clearRegion(Region &region) {
+  region.dropAllReferences();
+  region.getBlocks().clear();
+}
+
+/// `kuiper.for %lo to %hi step %s` -> `scf.for` (signed compare, as
+/// kuiper.for).
+void convertFor(IRRewriter &rewriter, ForOp op) {
+  rewriter.setInsertionPoint(op);
+  auto loop = scf::ForOp::create(rewriter, op.getLoc(), op.getLo(), op.getHi(),
+                                 op.getStep());
+  Block *body = loop.getBody();
+  Operation *yield = body->getTerminator();
+  Block &source = op.getBody().front();
+  Operation *oldYield = source.getTerminator();
+  rewriter.eraseOp(oldYield);
+  rewriter.inlineBlockBefore(&source, yield, {loop.getInductionVar()});
+  rewriter.eraseOp(op);
+}
+
+/// `kuiper.while cond {..} do {..}` -> `scf.while` without loop-carried values.
+void convertWhile(IRRewriter &rewriter, WhileOp op) {
+  rewriter.setInsertionPoint(op);
+  auto loop =
+      scf::WhileOp::create(rewriter, op.getLoc(), TypeRange{}, ValueRange{});
+  rewriter.inlineRegionBefore(op.getCond(), loop.getBefore(),
+                              loop.getBefore().end());
+  rewriter.inlineRegionBefore(op.getBody(), loop.getAfter(),
+                              loop.getAfter().end());
+
+  auto condYield = cast<YieldOp>(loop.getBefore().front().getTerminator());
+  rewriter.setInsertionPoint(condYield);
+  scf::ConditionOp::create(rewriter, condYield.getLoc(),
+                           condYield.getValues().front(), ValueRange{});
+  rewriter.eraseOp(condYield);
+
+  auto bodyYield = cast<YieldOp>(loop.getAfter().front().getTerminator());
+  rewriter.setInsertionPoint(bodyYield);
+  scf::YieldOp::create(rewriter, bodyYield.getLoc());
+  rewriter.eraseOp(bodyYield);
+  rewriter.eraseOp(op);
+}
+
+} // namespace
+
+LogicalResult eraseSpecsAndConvertLoops(ModuleOp module) {
+  SmallVector<Operation *> specs;
+  module.walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (isSpecOp(op)) {
+      specs.push_back(op);
+      return WalkResult::skip();
+    }
+    return WalkResult::advance();
+  });
+  for (Operation *op : llvm::reverse(specs)) {
+    if (op->getNumResults() != 0 && !op->use_empty())
+      return op->emitError("specification value used by executable code");
+    op->dropAllReferences();
+    op->erase();
+  }
+
+  SmallVector<Operation *> loops;
+  module.walk([&](Operation *op) {
+    if (auto barrier = dyn_cast<BarrierOp>(op))
+      clearRegion(barrier.getContract());
+    else if (auto loop = dyn_cast<ForOp>(op))
+      clearRegion(loop.getInvariants()), loops.push_back(op);
+    else if (auto loop = dyn_cast<WhileOp>(op))
+      clearRegion(loop.getInvariants()), loops.push_back(op);
+  });
+
+  IRRewriter rewriter(module.getContext());
+  for (Operation *op : loops) {
+    if (auto loop = dyn_cast<ForOp>(op))
+      convertFor(rewriter, loop);
+    else
+      convertWhile(rewriter, cast<WhileOp>(op));
+  }
+  return success();
+}
+
+} // namespace kuiper

@@ -1,0 +1,208 @@
+//===- Executor.h - Kuiper CPU executor -------------------------*- C++ -*-===//
+//
+// Public API. Runs a kernel of a compiled Module on host buffers, in the
+// kernel's real launch geometry, with barriers, warp collectives and dynamic
+// checks (bounds, races, barrier divergence, warp convergence, coverage,
+// overflow, asserts, postconditions). No MLIR, LLVM or Z3 types.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KUIPER_EXECUTOR_H
+#define KUIPER_EXECUTOR_H
+
+#include "kuiper/Compiler.h"
+
+#include <cstdint>
+#include <cstring>
+#include <map>
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+namespace kuiper {
+
+/// Size in bytes of an element type ("bool", "i1", "i32", "u32", "i64",
+/// "u64", "f16", "bf16", "f32", "f64"); 0 if unknown.
+size_t elementSize(const std::string &elemType);
+
+/// A host-side buffer: row-major elements of one type.
+struct HostBuffer {
+  std::string elemType; ///< "f32", "i32", ... (bool and i1 take one byte)
+  std::vector<int64_t> dims;
+  std::vector<uint8_t> bytes;
+
+  HostBuffer() = default;
+  /// A zero-filled buffer of the given type and dims.
+  HostBuffer(std::string elemType, std::vector<int64_t> dims);
+  /// A rank-1 f32 buffer holding `values`.
+  static HostBuffer f32(const std::vector<float> &values);
+  /// A rank-1 f64 buffer holding `values`.
+  static HostBuffer f64(const std::vector<double> &values);
+  /// A rank-1 i32 buffer holding `values`.
+  static HostBuffer i32(const std::vector<int32_t> &values);
+  /// A rank-1 i64 buffer holding `values`.
+  static HostBuffer i64(const std::vector<int64_t> &values);
+
+  /// Product of the dims.
+  int64_t numElements() const;
+  size_t elemSize() const { return elementSize(elemType); }
+  /// Typed view (the caller picks the right T).
+  template <typename T> T *data() { return reinterpret_cast<T *>(bytes.data()); }
+  template <typename T> const T *data() const {
+    return reinterpret_cast<const T *>(bytes.data());
+  }
+  template <typename T> T at(int64_t i) const {
+    T v;
+    std::memcpy(&v, bytes.data() + i * sizeof(T), sizeof(T));
+    return v;
+  }
+  /// Element `i` converted to double (ints and half types included).
+  double get(int64_t i) const;
+  /// Sets element `i` from a double (rounded/truncated to the element type).
+  void set(int64_t i, double v);
+  /// Element `i` as text ("1.5", "nan", "-inf", "42").
+  std::string str(int64_t i) const;
+};
+
+/// A scalar argument.
+using ScalarValue = std::variant<int64_t, double, bool>;
+
+/// Kernel arguments bound by parameter name.
+class Args {
+public:
+  Args &set(const std::string &name, ScalarValue v) {
+    scalars[name] = v;
+    return *this;
+  }
+  Args &setInt(const std::string &name, int64_t v) { return set(name, v); }
+  Args &setFloat(const std::string &name, double v) { return set(name, v); }
+  Args &setBool(const std::string &name, bool v) { return set(name, v); }
+  /// Binds (moves) a buffer; returns the stored buffer.
+  HostBuffer &setBuffer(const std::string &name, HostBuffer b) {
+    return buffers[name] = std::move(b);
+  }
+  HostBuffer *buffer(const std::string &name) {
+    auto it = buffers.find(name);
+    return it == buffers.end() ? nullptr : &it->second;
+  }
+  const HostBuffer *buffer(const std::string &name) const {
+    auto it = buffers.find(name);
+    return it == buffers.end() ? nullptr : &it->second;
+  }
+  const ScalarValue *scalar(const std::string &name) const {
+    auto it = scalars.find(name);
+    return it == scalars.end() ? nullptr : &it->second;
+  }
+  const std::map<std::string, ScalarValue> &allScalars() const { return scalars; }
+  std::map<std::string, HostBuffer> &allBuffers() { return buffers; }
+  const std::map<std::string, HostBuffer> &allBuffers() const { return buffers; }
+
+private:
+  std::map<std::string, ScalarValue> scalars;
+  std::map<std::string, HostBuffer> buffers;
+};
+
+/// Renders a scalar as text.
+std::string toString(const ScalarValue &v);
+
+/// One dynamic check that failed during a run.
+struct Violation {
+  /// Check id: bounds, race, barrier-divergence, warp-convergence, coverage,
+  /// contract, overflow, assert, assume, invariant, barrier-contract,
+  /// precondition, postcondition, unsupported.
+  std::string kind;
+  std::string message;  ///< "threads (0,3) and (0,4) both wrote s[4]"
+  std::string location; ///< "file:line:col" of the op, if known
+  /// Structured facts: ("block", "0"), ("thread", "3"), ("index", "4"), ...
+  std::vector<std::pair<std::string, std::string>> details;
+  unsigned count = 1; ///< occurrences folded into this one (same kind and op)
+};
+
+/// The launch geometry and shapes a kernel gets for given scalar arguments.
+struct LaunchInfo {
+  int64_t grid[3] = {0, 0, 0};
+  int64_t block[3] = {1, 1, 1};
+  /// Buffer parameter name -> its dims (from kuiper.shape).
+  std::map<std::string, std::vector<int64_t>> bufferDims;
+  /// Buffer parameter name -> element type ("f32", ...) and access mode.
+  std::map<std::string, std::pair<std::string, std::string>> bufferTypes;
+  /// Whether the `requires` clauses hold (false: `failedRequires` says which).
+  bool requiresHold = true;
+  /// True when a requires clause reads a buffer that was not bound, so it
+  /// could not be evaluated (requiresHold is then only about the others).
+  bool requiresNeedBuffers = false;
+  std::string failedRequires;
+  int64_t numBlocks() const { return grid[0] * grid[1] * grid[2]; }
+  int64_t blockSize() const { return block[0] * block[1] * block[2]; }
+};
+
+/// How threads of a block are interleaved between suspension points.
+struct ExecOptions {
+  enum Schedule { InOrder, Reverse, Random };
+  Schedule schedule = InOrder;
+  uint64_t seed = 0;
+  /// Dynamic checks (races, coverage, ensures, asserts, ...). Bounds checks
+  /// always run (an out-of-bounds access is never performed).
+  bool checks = true;
+  /// Evaluate `ensures` after the run (only when `checks`).
+  bool checkEnsures = true;
+  /// Relative tolerance of approx clauses: |a - b| <= tol * (magnitude),
+  /// where magnitude is the sum of the magnitudes of the terms involved.
+  double approxRelTol = 1e-5;
+  /// Stop recording new violations after this many (distinct) ones.
+  unsigned maxViolations = 100;
+};
+
+/// What a run observed.
+struct ExecResult {
+  std::vector<Violation> violations;
+  LaunchInfo launch;
+  uint64_t threadsRun = 0;
+  bool ok() const { return violations.empty(); }
+  /// First violation of a kind, or null.
+  const Violation *find(const std::string &kind) const {
+    for (const auto &v : violations)
+      if (v.kind == kind)
+        return &v;
+    return nullptr;
+  }
+};
+
+/// The CPU executor.
+class Executor {
+public:
+  explicit Executor(ExecOptions opts = {}) : opts(std::move(opts)) {}
+
+  /// Runs `kernel` of `module` on `args` (out/inout buffers are updated in
+  /// place). Errors: unknown kernel, missing or mis-sized argument, a false
+  /// `requires` (code 2), unsupported IR (code 3). Dynamic check failures
+  /// are not errors: they are listed in the result.
+  Result<ExecResult> run(const Module &module, const std::string &kernel,
+                         Args &args) const;
+
+  /// Evaluates the kernel header (shapes, launch grid, requires) for the
+  /// scalar arguments in `args`; buffers are needed only by requires
+  /// clauses that read them.
+  Result<LaunchInfo> describe(const Module &module, const std::string &kernel,
+                              const Args &args) const;
+
+  /// Binds a zero-filled buffer of the right type and shape for every buffer
+  /// parameter not yet bound in `args` (scalars must be set).
+  Result<LaunchInfo> allocateBuffers(const Module &module,
+                                     const std::string &kernel,
+                                     Args &args) const;
+
+  const ExecOptions &options() const { return opts; }
+
+private:
+  ExecOptions opts;
+};
+
+/// Builds a Module from kuiper IR text (no front end, no verification):
+/// for tests, replay and `kuiper-run file.mlir`.
+Result<Module> parseModuleIR(const std::string &text,
+                             const std::string &name = "<ir>");
+
+} // namespace kuiper
+
+#endif

@@ -1,0 +1,174 @@
+//===- Executor.cpp - Kuiper CPU executor: public API ----------------------===//
+#include "kuiper/Executor.h"
+#include "runtime/Float16.h"
+#include "runtime/Interpreter.h"
+
+#include <cmath>
+#include <cstdio>
+
+namespace kuiper {
+
+size_t elementSize(const std::string &t) {
+  if (t == "bool" || t == "i1" || t == "i8" || t == "u8")
+    return 1;
+  if (t == "f16" || t == "bf16" || t == "i16" || t == "u16")
+    return 2;
+  if (t == "f32" || t == "i32" || t == "u32")
+    return 4;
+  if (t == "f64" || t == "i64" || t == "u64")
+    return 8;
+  return 0;
+}
+
+HostBuffer::HostBuffer(std::string elemType, std::vector<int64_t> dims)
+    : elemType(std::move(elemType)), dims(std::move(dims)) {
+  bytes.assign(numElements() * elemSize(), 0);
+}
+
+int64_t HostBuffer::numElements() const {
+  int64_t n = 1;
+  for (int64_t d : dims)
+    n *= d;
+  return n;
+}
+
+template <typename T>
+static HostBuffer make(const char *type, const std::vector<T> &values) {
+  HostBuffer b(type, {(int64_t)values.size()});
+  if (!values.empty())
+    std::memcpy(b.bytes.data(), values.data(), values.size() * sizeof(T));
+  return b;
+}
+HostBuffer HostBuffer::f32(const std::vector<float> &v) { return make("f32", v); }
+HostBuffer HostBuffer::f64(const std::vector<double> &v) { return make("f64", v); }
+HostBuffer HostBuffer::i32(const std::vector<int32_t> &v) { return make("i32", v); }
+HostBuffer HostBuffer::i64(const std::vector<int64_t> &v) { return make("i64", v); }
+
+double HostBuffer::get(int64_t i) const {
+  const std::string &t = elemType;
+  if (t == "f32")
+    return at<float>(i);
+  if (t == "f64")
+    return at<double>(i);
+  if (t == "f16")
+    return halfToFloat(at<uint16_t>(i));
+  if (t == "bf16")
+    return bf16ToFloat(at<uint16_t>(i));
+  if (t == "i32")
+    return at<int32_t>(i);
+  if (t == "u32")
+    return at<uint32_t>(i);
+  if (t == "i64")
+    return (double)at<int64_t>(i);
+  if (t == "u64")
+    return (double)at<uint64_t>(i);
+  if (t == "i16")
+    return at<int16_t>(i);
+  if (t == "u16")
+    return at<uint16_t>(i);
+  if (t == "bool" || t == "i1" || t == "u8")
+    return at<uint8_t>(i);
+  if (t == "i8")
+    return at<int8_t>(i);
+  return 0;
+}
+
+template <typename T> static void put(HostBuffer &b, int64_t i, T v) {
+  std::memcpy(b.bytes.data() + i * sizeof(T), &v, sizeof(T));
+}
+
+void HostBuffer::set(int64_t i, double v) {
+  const std::string &t = elemType;
+  if (t == "f32")
+    put<float>(*this, i, (float)v);
+  else if (t == "f64")
+    put<double>(*this, i, v);
+  else if (t == "f16")
+    put<uint16_t>(*this, i, floatToHalf((float)v));
+  else if (t == "bf16")
+    put<uint16_t>(*this, i, floatToBf16((float)v));
+  else if (t == "i32")
+    put<int32_t>(*this, i, (int32_t)(int64_t)v);
+  else if (t == "u32")
+    put<uint32_t>(*this, i, (uint32_t)(int64_t)v);
+  else if (t == "i64")
+    put<int64_t>(*this, i, (int64_t)v);
+  else if (t == "u64")
+    put<uint64_t>(*this, i, (uint64_t)v);
+  else if (t == "i16" || t == "u16")
+    put<uint16_t>(*this, i, (uint16_t)(int64_t)v);
+  else if (t == "bool" || t == "i1")
+    put<uint8_t>(*this, i, v != 0);
+  else if (t == "i8" || t == "u8")
+    put<uint8_t>(*this, i, (uint8_t)(int64_t)v);
+}
+
+std::string HostBuffer::str(int64_t i) const {
+  double d = get(i);
+  bool flt = elemType == "f32" || elemType == "f64" || elemType == "f16" ||
+             elemType == "bf16";
+  if (!flt) {
+    if (elemType == "u64")
+      return std::to_string(at<uint64_t>(i));
+    if (elemType == "i64")
+      return std::to_string(at<int64_t>(i));
+    if (elemType == "bool" || elemType == "i1")
+      return d != 0 ? "true" : "false";
+    return std::to_string((int64_t)d);
+  }
+  if (std::isnan(d))
+    return "nan";
+  if (std::isinf(d))
+    return d > 0 ? "inf" : "-inf";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, elemType == "f64" ? "%.17g" : "%.9g", d);
+  return buf;
+}
+
+std::string toString(const ScalarValue &v) {
+  if (auto *i = std::get_if<int64_t>(&v))
+    return std::to_string(*i);
+  if (auto *b = std::get_if<bool>(&v))
+    return *b ? "true" : "false";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.9g", std::get<double>(v));
+  return buf;
+}
+
+Result<ExecResult> Executor::run(const Module &module, const std::string &kernel,
+                                 Args &args) const {
+  return detail::interpretKernel(module, kernel, args, opts);
+}
+
+Result<LaunchInfo> Executor::describe(const Module &module,
+                                      const std::string &kernel,
+                                      const Args &args) const {
+  return detail::describeKernel(module, kernel, args);
+}
+
+Result<LaunchInfo> Executor::allocateBuffers(const Module &module,
+                                             const std::string &kernel,
+                                             Args &args) const {
+  Result<LaunchInfo> info = describe(module, kernel, args);
+  if (!info)
+    return info;
+  for (auto &[name, dims] : info->bufferDims) {
+    if (args.buffer(name))
+      continue;
+    int64_t n = 1;
+    for (int64_t d : dims)
+      n *= d;
+    if (n > (int64_t(1) << 31))
+      return Error{"buffer '" + name + "' would hold " + std::to_string(n) +
+                       " elements",
+                   2};
+    args.setBuffer(name, HostBuffer(info->bufferTypes[name].first, dims));
+  }
+  return describe(module, kernel, args);
+}
+
+Result<Module> parseModuleIR(const std::string &text, const std::string &name) {
+  return detail::parseIR(text, name);
+}
+
+} // namespace kuiper

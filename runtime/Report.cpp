@@ -1,0 +1,372 @@
+//===- Report.cpp - JSON, SARIF and text forms of a verification report ---===//
+//
+// Plain C++ (no LLVM): the report is what embedders and CI read, so its
+// printers depend on nothing but the standard library.
+//
+//===----------------------------------------------------------------------===//
+#include "kuiper/Report.h"
+
+#include <cmath>
+#include <cstdio>
+#include <set>
+#include <sstream>
+
+namespace kuiper {
+
+const char *version() { return "0.1.0"; }
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// JSON writing
+//===----------------------------------------------------------------------===//
+
+/// `s` as a JSON string literal (RFC 8259 escaping; UTF-8 passed through).
+std::string quote(const std::string &s) {
+  std::string out = "\"";
+  for (unsigned char c : s) {
+    switch (c) {
+    case '"': out += "\\\""; break;
+    case '\\': out += "\\\\"; break;
+    case '\b': out += "\\b"; break;
+    case '\f': out += "\\f"; break;
+    case '\n': out += "\\n"; break;
+    case '\r': out += "\\r"; break;
+    case '\t': out += "\\t"; break;
+    default:
+      if (c < 0x20 || c == 0x7f) {
+        char buf[8];
+        std::snprintf(buf, sizeof(buf), "\\u%04x", c);
+        out += buf;
+      } else {
+        out += static_cast<char>(c);
+      }
+    }
+  }
+  return out + "\"";
+}
+
+/// A JSON number; non-finite values (not representable in JSON) become null.
+std::string number(double v, const char *fmt = "%.3f") {
+  if (!std::isfinite(v))
+    return "null";
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), fmt, v);
+  return buf;
+}
+
+std::string boolean(bool b) { return b ? "true" : "false"; }
+
+/// Writes a JSON object or array with comma handling and indentation.
+class Writer {
+public:
+  explicit Writer(std::ostringstream &os) : os(os) {}
+  void open(char bracket) {
+    os << bracket;
+    first.push_back(true);
+  }
+  void close(char bracket) {
+    bool empty = first.back();
+    first.pop_back();
+    if (!empty)
+      newline();
+    os << bracket;
+  }
+  /// Starts the next member `"key": ` (key empty for array elements).
+  void key(const std::string &k) {
+    if (!first.back())
+      os << ',';
+    first.back() = false;
+    newline();
+    if (!k.empty())
+      os << quote(k) << ": ";
+  }
+  void field(const std::string &k, const std::string &rawValue) {
+    key(k);
+    os << rawValue;
+  }
+
+private:
+  void newline() {
+    os << '\n' << std::string(2 * first.size(), ' ');
+  }
+  std::ostringstream &os;
+  std::vector<bool> first;
+};
+
+bool isFailure(const CheckResult &c) { return c.status != "proved"; }
+
+/// One-line description of each check id of LANGUAGE.md §6.
+const std::vector<std::pair<std::string, std::string>> &knownChecks() {
+  static const std::vector<std::pair<std::string, std::string>> checks = {
+      {"bounds", "every access is in bounds of its buffer or shared array"},
+      {"overflow", "no integer operation overflows its type or faults"},
+      {"race", "no data race within a block or between blocks"},
+      {"barrier-divergence", "every barrier is reached by all threads of the block or by none"},
+      {"warp-convergence", "mask-less warp collectives run with all 32 lanes active; "
+                           "a mask equals the active lanes"},
+      {"contract", "no global access outside the reads/writes clauses"},
+      {"coverage", "every element of every out region is written exactly once"},
+      {"precondition", "preconditions of called fns and of the launch hold"},
+      {"assert", "every assert holds"},
+      {"invariant", "every loop invariant holds on entry and is preserved"},
+      {"barrier-contract", "every barrier contract holds when the block arrives"},
+      {"postcondition", "every ensures clause holds"},
+      {"determinism", "the result does not depend on scheduling"},
+  };
+  return checks;
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// JSON
+//===----------------------------------------------------------------------===//
+
+std::string Report::toJSON() const {
+  std::ostringstream os;
+  Writer w(os);
+  w.open('{');
+  w.field("file", quote(file));
+  w.field("verified", boolean(verified()));
+  w.key("kernels");
+  w.open('[');
+  for (const auto &k : kernels) {
+    w.key("");
+    w.open('{');
+    w.field("name", quote(k.name));
+    w.field("verdict", quote(k.verdict));
+    w.field("time_ms", number(k.timeMs));
+    w.field("obligations", std::to_string(k.obligations));
+    w.key("trusted");
+    w.open('[');
+    for (const auto &t : k.trusted)
+      w.field("", quote(t));
+    w.close(']');
+    w.key("tolerances");
+    w.open('[');
+    for (const auto &t : k.tolerances) {
+      w.key("");
+      w.open('{');
+      w.field("clause", quote(t.clause));
+      w.field("bound", quote(t.bound));
+      w.field("relative", number(t.relative, "%.9g"));
+      w.field("depth", std::to_string(t.depth));
+      w.close('}');
+    }
+    w.close(']');
+    w.key("checks");
+    w.open('[');
+    for (const auto &c : k.checks) {
+      w.key("");
+      w.open('{');
+      w.field("id", quote(c.id));
+      w.field("status", quote(c.status));
+      w.field("location", quote(c.location()));
+      w.field("message", quote(c.message));
+      w.key("counterexample");
+      w.open('{');
+      std::set<std::string> seen;
+      for (const auto &[name, value] : c.counterexample)
+        if (seen.insert(name).second)
+          w.field(name, quote(value));
+      w.close('}');
+      w.field("explanation", quote(c.explanation));
+      w.field("confirmed", c.confirmed ? boolean(*c.confirmed) : "null");
+      w.field("observed", quote(c.observed));
+      w.field("time_ms", number(c.timeMs));
+      w.close('}');
+    }
+    w.close(']');
+    w.close('}');
+  }
+  w.close(']');
+  w.close('}');
+  os << '\n';
+  return os.str();
+}
+
+//===----------------------------------------------------------------------===//
+// SARIF 2.1.0
+//===----------------------------------------------------------------------===//
+
+std::string Report::toSARIF() const {
+  std::vector<std::pair<std::string, std::string>> rules = knownChecks();
+  for (const auto &k : kernels)
+    for (const auto &c : k.checks) {
+      bool known = false;
+      for (const auto &r : rules)
+        known |= r.first == c.id;
+      if (!known)
+        rules.push_back({c.id, "Kuiper check '" + c.id + "'"});
+    }
+  auto ruleIndex = [&](const std::string &id) {
+    for (size_t i = 0; i < rules.size(); ++i)
+      if (rules[i].first == id)
+        return i;
+    return size_t(0);
+  };
+
+  std::ostringstream os;
+  Writer w(os);
+  w.open('{');
+  w.field("version", quote("2.1.0"));
+  w.field("$schema", quote("https://json.schemastore.org/sarif-2.1.0.json"));
+  w.key("runs");
+  w.open('[');
+  w.key("");
+  w.open('{');
+  w.key("tool");
+  w.open('{');
+  w.key("driver");
+  w.open('{');
+  w.field("name", quote("kuiperc"));
+  w.field("version", quote(version()));
+  w.key("rules");
+  w.open('[');
+  for (const auto &[id, text] : rules) {
+    w.key("");
+    w.open('{');
+    w.field("id", quote(id));
+    w.key("shortDescription");
+    w.open('{');
+    w.field("text", quote(text));
+    w.close('}');
+    w.close('}');
+  }
+  w.close(']');
+  w.close('}');
+  w.close('}');
+  w.key("results");
+  w.open('[');
+  for (const auto &k : kernels)
+    for (const auto &c : k.checks) {
+      if (!isFailure(c))
+        continue;
+      std::string text = "kernel " + k.name + ": " + c.message;
+      if (c.status != "failed")
+        text += " (not proven: " + c.status + ")";
+      if (!c.counterexample.empty()) {
+        text += "; counterexample:";
+        for (const auto &[name, value] : c.counterexample)
+          text += " " + name + " = " + value;
+      }
+      if (!c.explanation.empty())
+        text += "; " + c.explanation;
+      if (c.confirmed)
+        text += *c.confirmed ? "; confirmed by replay" : "; not reproduced by replay";
+      w.key("");
+      w.open('{');
+      w.field("ruleId", quote(c.id));
+      w.field("ruleIndex", std::to_string(ruleIndex(c.id)));
+      w.field("level", quote(c.status == "failed" ? "error" : "warning"));
+      w.key("message");
+      w.open('{');
+      w.field("text", quote(text));
+      w.close('}');
+      w.key("locations");
+      w.open('[');
+      w.key("");
+      w.open('{');
+      w.key("physicalLocation");
+      w.open('{');
+      w.key("artifactLocation");
+      w.open('{');
+      w.field("uri", quote(c.file.empty() ? file : c.file));
+      w.close('}');
+      if (c.line > 0) {
+        w.key("region");
+        w.open('{');
+        w.field("startLine", std::to_string(c.line));
+        if (c.col > 0)
+          w.field("startColumn", std::to_string(c.col));
+        w.close('}');
+      }
+      w.close('}');
+      w.close('}');
+      w.close(']');
+      w.close('}');
+    }
+  w.close(']');
+  w.close('}');
+  w.close(']');
+  w.close('}');
+  os << '\n';
+  return os.str();
+}
+
+//===----------------------------------------------------------------------===//
+// Text
+//===----------------------------------------------------------------------===//
+
+std::string Report::toText() const {
+  std::ostringstream os;
+  char buf[64];
+  auto ms = [&](double v) {
+    std::snprintf(buf, sizeof(buf), "%.0f ms", v);
+    return std::string(buf);
+  };
+  for (const auto &k : kernels) {
+    for (const auto &c : k.checks) {
+      if (!isFailure(c))
+        continue;
+      std::string where = c.location() + ": ";
+      if (c.status == "failed")
+        os << where << "error: " << c.message << " [" << c.id << "]\n";
+      else
+        os << where << "error: could not prove (" << c.status << " after " << ms(c.timeMs)
+           << "): " << c.message << " [" << c.id << "]\n";
+      if (!c.counterexample.empty()) {
+        os << where << "note: counterexample:";
+        for (const auto &[name, value] : c.counterexample)
+          os << "\n" << where << "note:   " << name << " = " << value;
+        os << "\n";
+      }
+      if (!c.explanation.empty())
+        os << where << "note: " << c.explanation << "\n";
+      if (c.confirmed)
+        os << where << "note: "
+           << (*c.confirmed ? "confirmed by replay on the CPU executor"
+                            : "not reproduced by replay on the CPU executor (possible)")
+           << (c.observed.empty() ? "" : ": " + c.observed) << "\n";
+    }
+  }
+  for (const auto &k : kernels) {
+    unsigned proved = 0, failed = 0, unknown = 0;
+    for (const auto &c : k.checks) {
+      if (c.status == "proved")
+        ++proved;
+      else if (c.status == "failed")
+        ++failed;
+      else
+        ++unknown;
+    }
+    os << "kernel " << k.name << ": ";
+    if (k.verdict == "not-verified") {
+      os << "NOT VERIFIED (verification skipped)\n";
+      continue;
+    }
+    if (k.verdict == "verified")
+      os << "verified";
+    else if (k.verdict == "failed")
+      os << "FAILED";
+    else
+      os << "NOT PROVEN (" << k.verdict << ")";
+    os << " \xE2\x80\x94 " << proved << " checks proved";
+    if (failed)
+      os << ", " << failed << " failed";
+    if (unknown)
+      os << ", " << unknown << " unknown";
+    os << ", " << k.obligations << " obligations, " << ms(k.timeMs) << "\n";
+    for (const auto &t : k.trusted)
+      os << "  trusted: " << t << "\n";
+    for (const auto &t : k.tolerances) {
+      std::snprintf(buf, sizeof(buf), "%.3g", t.relative);
+      os << "  tolerance at " << t.clause << ": " << t.bound << " (gamma(" << t.depth
+         << ") = " << buf << ")\n";
+    }
+  }
+  return os.str();
+}
+
+} // namespace kuiper

@@ -1,0 +1,56 @@
+# -*- Python -*-
+# lit configuration of Kuiper's tests (test/). See lit.site.cfg.py.in for the
+# values CMake fills in.
+import os
+import shutil
+import sys
+
+import lit.formats
+from lit.llvm import llvm_config
+
+config.name = "Kuiper"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".kp", ".test"]
+config.excludes = ["Inputs", "CMakeLists.txt", "README.txt", "lit.cfg.py", "lit.site.cfg.py"]
+
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.kuiper_obj_root, "test")
+
+# Corpus programs are inputs of the Corpus/*.test drivers, not tests themselves.
+config.excludes.append("kp")
+
+config.substitutions.append(("%PATH%", config.environment["PATH"]))
+
+llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
+llvm_config.use_default_substitutions()
+
+# `lit --param kuiper_tools_dir=DIR` tests the binaries of DIR (an installed
+# Kuiper, say) instead of the build's.
+config.kuiper_tools_dir = lit_config.params.get("kuiper_tools_dir", config.kuiper_tools_dir)
+
+# Tools: the project's own binaries first, then FileCheck/not from LLVM 22.
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+llvm_config.with_environment("PATH", "/usr/lib/llvm-22/bin", append_path=True)
+llvm_config.with_environment("PATH", config.kuiper_tools_dir, append_path=True)
+
+python = config.python_executable or sys.executable or "python3"
+src = config.kuiper_src_root
+tool = lambda name: os.path.join(config.kuiper_tools_dir, name)
+
+config.substitutions.append(("%kuiperc", tool("kuiperc")))
+config.substitutions.append(("%kuiper-opt", tool("kuiper-opt")))
+config.substitutions.append(("%kuiper-run", tool("kuiper-run")))
+config.substitutions.append(("%kuiper-lower", tool("kuiper-lower")))
+config.substitutions.append(("%ptxas", config.kuiper_ptxas))
+config.substitutions.append(("%shared_kp", os.path.join(src, "test", "Corpus", "kp")))
+config.substitutions.append(("%examples", os.path.join(src, "examples")))
+config.substitutions.append(("%verdicts", f"{python} {os.path.join(src, 'scripts', 'verdicts')}"))
+config.substitutions.append(("%compile-corpus", f"{python} {os.path.join(src, 'scripts', 'compile-corpus.py')}"))
+config.substitutions.append(("%python", python))
+
+if config.kuiper_ptxas and os.path.exists(config.kuiper_ptxas):
+    config.available_features.add("ptxas")
+if shutil.which("cvc5"):
+    config.available_features.add("cvc5")
+if config.kuiper_libdevice and os.path.exists(config.kuiper_libdevice):
+    config.available_features.add("libdevice")

@@ -1,0 +1,1689 @@
+//===- SymExec.cpp - Symbolic execution of one kuiper kernel --------------===//
+#include "verifier/SymExec.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <functional>
+
+using namespace mlir;
+using namespace kuiper;
+using namespace kuiper::verifier;
+
+SrcLoc kuiper::verifier::srcLoc(Location loc) {
+  SrcLoc s;
+  if (auto f = dyn_cast<FileLineColLoc>(loc)) {
+    s.file = f.getFilename().str();
+    s.line = f.getLine();
+    s.col = f.getColumn();
+  } else if (auto n = dyn_cast<NameLoc>(loc)) {
+    return srcLoc(n.getChildLoc());
+  } else if (auto fu = dyn_cast<FusedLoc>(loc)) {
+    for (Location l : fu.getLocations()) {
+      SrcLoc r = srcLoc(l);
+      if (r.line)
+        return r;
+    }
+  }
+  return s;
+}
+
+static const void *key(Value v) { return v.getAsOpaquePointer(); }
+
+static std::string exprKey(const z3::expr &e) { return std::to_string(Z3_get_ast_id(e.ctx(), e)); }
+
+//===----------------------------------------------------------------------===//
+// Setup
+//===----------------------------------------------------------------------===//
+
+SymExec::SymExec(z3::context &z, ModuleOp, KernelOp kernel, FloatMode mode)
+    : z(z), kernel(kernel), mode(mode), pc(z.bool_val(true)) {
+  auto blk = kernel.getBlock();
+  for (int i = 0; i < 3; ++i)
+    block[i] = blk[i];
+  const char *names[] = {"threadIdx.x", "threadIdx.y", "threadIdx.z",
+                         "blockIdx.x", "blockIdx.y", "blockIdx.z"};
+  for (const char *n : names)
+    threadVars.push_back(z.int_const(n));
+}
+
+z3::sort SymExec::floatSort(Type t) {
+  if (mode == FloatMode::Real)
+    return z.real_sort();
+  if (t.isF64())
+    return z.fpa_sort<64>();
+  if (t.isF16())
+    return z.fpa_sort<16>();
+  if (t.isBF16())
+    return z.fpa_sort(8, 8);
+  return z.fpa_sort<32>();
+}
+
+z3::sort SymExec::sortOf(Type t) {
+  if (t.isInteger(1))
+    return z.bool_sort();
+  if (isa<IntegerType>(t))
+    return z.int_sort();
+  return floatSort(t);
+}
+
+z3::expr SymExec::fresh(const std::string &name, z3::sort s) {
+  return z.constant((name + "!" + std::to_string(freshIds++)).c_str(), s);
+}
+
+/// An arbitrary value that may differ per thread and per loop iteration.
+z3::expr SymExec::havoc(const std::string &name, z3::sort s) {
+  z3::expr_vector args(z);
+  z3::sort_vector sorts(z);
+  for (auto &t : threadVars) {
+    args.push_back(t);
+    sorts.push_back(z.int_sort());
+  }
+  for (unsigned k : iterScope) {
+    args.push_back(iterVars[k]);
+    sorts.push_back(z.int_sort());
+  }
+  z3::func_decl f = z.function((name + "!" + std::to_string(freshIds++)).c_str(), sorts, s);
+  return f(args);
+}
+
+z3::expr SymExec::linear() const {
+  return threadVars[0] + threadVars[1] * z.int_val(block[0]) +
+         threadVars[2] * z.int_val(block[0] * block[1]);
+}
+
+z3::expr SymExec::threadRange(const std::vector<z3::expr> &tv) const {
+  z3::expr r = z.bool_val(true);
+  for (int i = 0; i < 3; ++i)
+    r = r && tv[i] >= 0 && tv[i] < z.int_val(block[i]);
+  for (int i = 0; i < 3 && i < (int)grid.size(); ++i)
+    r = r && tv[3 + i] >= 0 && tv[3 + i] < grid[i];
+  return r;
+}
+
+z3::expr SymExec::inRangeAll() const { return threadRange(threadVars); }
+
+void SymExec::unsupported(Operation *op, const std::string &why) {
+  if (!unsupportedReason.empty())
+    return;
+  std::string name = op ? op->getName().getStringRef().str() : "";
+  unsupportedReason = why + (name.empty() ? "" : " ('" + name + "')");
+  if (op)
+    unsupportedLoc = srcLoc(op->getLoc());
+}
+
+void SymExec::addObligation(const std::string &id, Location loc, const std::string &msg,
+                            const std::string &failMsg, z3::expr goal,
+                            std::vector<z3::expr> extra, std::vector<Observable> obs) {
+  Obligation o;
+  o.id = id;
+  o.loc = srcLoc(loc);
+  o.message = msg;
+  o.failMessage = failMsg;
+  o.assumptions.push_back(pc);
+  for (auto &e : extra)
+    o.assumptions.push_back(e);
+  o.goal = goal;
+  o.observables = std::move(obs);
+  obligations.push_back(std::move(o));
+}
+
+//===----------------------------------------------------------------------===//
+// Execution
+//===----------------------------------------------------------------------===//
+
+z3::expr SymExec::get(Value v) {
+  auto it = env.find(key(v));
+  if (it != env.end())
+    return it->second;
+  unsupported(v.getDefiningOp(), "value not modelled");
+  return z.bool_val(true);
+}
+
+void SymExec::set(Value v, z3::expr e) {
+  env.erase(key(v));
+  env.emplace(key(v), e);
+}
+
+void SymExec::run() {
+  Block &body = kernel.getBody().front();
+  for (BlockArgument a : body.getArguments()) {
+    std::string name = cast<StringAttr>(kernel.getArgNames()[a.getArgNumber()]).str();
+    Type t = a.getType();
+    if (auto bt = dyn_cast<BufferType>(t)) {
+      MemInfo mi;
+      mi.name = name;
+      mi.access = bt.getAccess().str();
+      mi.elemType = bt.getElementType();
+      mems.emplace(key(a), mi);
+      auto node = std::make_shared<MemNode>();
+      node->kind = MemNode::Base;
+      node->id = nodeIds++;
+      z3::sort_vector sorts(z);
+      for (unsigned i = 0; i < bt.getRank(); ++i)
+        sorts.push_back(z.int_sort());
+      node->fn = z.function(name.c_str(), sorts, sortOf(bt.getElementType()));
+      state[key(a)] = node;
+      continue;
+    }
+    z3::expr c = z.constant(name.c_str(), sortOf(t));
+    set(a, c);
+    params.push_back({name, c});
+    if (auto it = dyn_cast<IntegerType>(t); it && it.getWidth() > 1) {
+      unsigned w = it.getWidth();
+      globalAssumptions.push_back(c >= z.int_val(-(int64_t(1) << (w - 1))) &&
+                                  c <= z.int_val((int64_t)((uint64_t(1) << (w - 1)) - 1)));
+    }
+  }
+  entryState = state;
+  intervalStart = state;
+  execBlock(body);
+  if (unsupportedReason.empty())
+    finalChecks();
+}
+
+void SymExec::execBlock(Block &block) {
+  for (Operation &op : block) {
+    if (op.hasTrait<OpTrait::IsTerminator>())
+      return;
+    execOp(op);
+    if (!unsupportedReason.empty())
+      return;
+  }
+}
+
+z3::expr SymExec::evalRegion(Region &r, const std::vector<z3::expr> &args) {
+  Block &b = r.front();
+  for (unsigned i = 0; i < args.size(); ++i)
+    set(b.getArgument(i), args[i]);
+  bool saved = inSpec;
+  inSpec = true;
+  execBlock(b);
+  inSpec = saved;
+  auto y = cast<YieldOp>(b.getTerminator());
+  if (y.getValues().empty())
+    return z.bool_val(true);
+  return get(y.getValues()[0]);
+}
+
+z3::expr SymExec::evalYielded(Value v, std::vector<z3::expr> &extra,
+                              std::vector<Observable> &obs) {
+  if (auto fa = v.getDefiningOp<ForallOp>()) {
+    std::string name = "i";
+    if (auto a = fa->getAttrOfType<StringAttr>("binder"))
+      name = a.str();
+    z3::expr c = fresh(name, z.int_sort());
+    extra.push_back(c >= get(fa.getLo()) && c < get(fa.getHi()));
+    obs.push_back({name, c});
+    Block &b = fa.getBody().front();
+    set(b.getArgument(0), c);
+    bool saved = inSpec;
+    inSpec = true;
+    for (Operation &op : b) {
+      if (op.hasTrait<OpTrait::IsTerminator>())
+        break;
+      auto y = cast<YieldOp>(b.getTerminator());
+      if (op.getNumResults() == 1 && op.getResult(0) == y.getValues()[0] && isa<ForallOp>(op))
+        continue;
+      execOp(op);
+    }
+    inSpec = saved;
+    return evalYielded(cast<YieldOp>(b.getTerminator()).getValues()[0], extra, obs);
+  }
+  return get(v);
+}
+
+z3::expr SymExec::evalGoal(Region &r, std::vector<z3::expr> &extra, std::vector<Observable> &obs) {
+  Block &b = r.front();
+  auto y = cast<YieldOp>(b.getTerminator());
+  Value v = y.getValues()[0];
+  bool saved = inSpec;
+  inSpec = true;
+  for (Operation &op : b) {
+    if (op.hasTrait<OpTrait::IsTerminator>())
+      break;
+    if (isa<ForallOp>(op) && op.getResult(0) == v)
+      continue;
+    execOp(op);
+  }
+  inSpec = saved;
+  return evalYielded(v, extra, obs);
+}
+
+static bool isConst(const z3::expr &e, int64_t &v) {
+  if (e.is_numeral()) {
+    return e.is_numeral_i64(v);
+  }
+  return false;
+}
+
+void SymExec::checkOverflow(Operation &op, z3::expr r, unsigned width, bool isSigned) {
+  if (inSpec || width <= 1)
+    return;
+  z3::expr lo = z.int_val(isSigned ? -(int64_t(1) << (width - 1)) : 0);
+  z3::expr hi = isSigned ? z.int_val((int64_t)((uint64_t(1) << (width - 1)) - 1))
+                         : z.int_val((uint64_t)(width == 64 ? ~uint64_t(0) : (uint64_t(1) << width) - 1));
+  addObligation("overflow", op.getLoc(),
+                "the " + op.getName().getStringRef().str() + " result fits in i" + std::to_string(width),
+                "integer overflow: the result leaves the range of i" + std::to_string(width),
+                r >= lo && r <= hi);
+}
+
+z3::expr SymExec::intOp(Operation &op) {
+  auto flagsOf = [&]() -> std::pair<bool, bool> {
+    auto a = op.getAttrOfType<arith::IntegerOverflowFlagsAttr>("overflowFlags");
+    if (!a)
+      return {false, false};
+    auto f = a.getValue();
+    return {bitEnumContainsAll(f, arith::IntegerOverflowFlags::nsw),
+            bitEnumContainsAll(f, arith::IntegerOverflowFlags::nuw)};
+  };
+  Type t = op.getResult(0).getType();
+  unsigned w = t.getIntOrFloatBitWidth();
+  auto arith2 = [&](std::function<z3::expr(z3::expr, z3::expr)> f) {
+    z3::expr r = f(get(op.getOperand(0)), get(op.getOperand(1)));
+    auto [nsw, nuw] = flagsOf();
+    if (nuw)
+      unsupported(&op, "unsigned integer arithmetic is not modelled yet");
+    checkOverflow(op, r, w, true);
+    return r;
+  };
+  if (isa<arith::AddIOp>(op))
+    return arith2([](z3::expr a, z3::expr b) { return a + b; });
+  if (isa<arith::SubIOp>(op))
+    return arith2([](z3::expr a, z3::expr b) { return a - b; });
+  if (isa<arith::MulIOp>(op))
+    return arith2([](z3::expr a, z3::expr b) { return a * b; });
+  z3::expr a = get(op.getOperand(0));
+  if (isa<arith::DivSIOp, arith::RemSIOp>(op)) {
+    z3::expr b = get(op.getOperand(1));
+    int64_t bc;
+    z3::expr minv = z.int_val(-(int64_t(1) << (w - 1)));
+    if (!inSpec)
+      addObligation("overflow", op.getLoc(), "the divisor is not zero",
+                    "division by zero", b != 0);
+    if (!inSpec && !(isConst(b, bc) && bc != -1))
+      addObligation("overflow", op.getLoc(), "the division does not overflow",
+                    "integer overflow: INT_MIN / -1", !(a == minv && b == -1));
+    z3::expr ab = z3::ite(b >= 0, b, -b);
+    z3::expr q = z3::ite(a >= 0, a / ab, -((-a) / ab));
+    q = z3::ite(b >= 0, q, -q);
+    if (isa<arith::DivSIOp>(op))
+      return q;
+    return z3::ite(a >= 0, z3::mod(a, ab), -z3::mod(-a, ab));
+  }
+  if (isa<arith::ShLIOp, arith::ShRSIOp>(op)) {
+    z3::expr b = get(op.getOperand(1));
+    int64_t c;
+    if (!isConst(b, c) || c < 0 || c >= (int64_t)w) {
+      unsupported(&op, "shift by a non-constant amount is not modelled yet");
+      return a;
+    }
+    z3::expr p = z.int_val((int64_t)(uint64_t(1) << c));
+    if (isa<arith::ShRSIOp>(op))
+      return a / p;
+    return arith2([&](z3::expr x, z3::expr) { return x * p; });
+  }
+  if (isa<arith::AndIOp, arith::OrIOp, arith::XOrIOp>(op)) {
+    z3::expr b = get(op.getOperand(1));
+    if (w == 1) {
+      if (isa<arith::AndIOp>(op))
+        return a && b;
+      if (isa<arith::OrIOp>(op))
+        return a || b;
+      return a != b;
+    }
+    int64_t c;
+    if (isa<arith::AndIOp>(op) && isConst(b, c) && c >= 0 && ((c + 1) & c) == 0)
+      return z3::mod(a, z.int_val(c + 1));
+    if (isa<arith::XOrIOp>(op) && isConst(b, c) && c == -1)
+      return -a - 1;
+    unsupported(&op, "bitwise operations on integers are not modelled yet");
+    return a;
+  }
+  if (isa<arith::MinSIOp>(op)) {
+    z3::expr b = get(op.getOperand(1));
+    return z3::ite(a <= b, a, b);
+  }
+  if (isa<arith::MaxSIOp>(op)) {
+    z3::expr b = get(op.getOperand(1));
+    return z3::ite(a >= b, a, b);
+  }
+  unsupported(&op, "integer operation not modelled");
+  return a;
+}
+
+z3::expr SymExec::floatConst(FloatAttr a) {
+  APFloat v = a.getValue();
+  if (mode == FloatMode::Real) {
+    if (!v.isFinite()) {
+      unsupported(nullptr, "non-finite constant in an approx clause");
+      return z.real_val(0);
+    }
+    bool lost;
+    APFloat d = v;
+    d.convert(APFloat::IEEEdouble(), APFloat::rmNearestTiesToEven, &lost);
+    double x = d.convertToDouble();
+    int exp = 0;
+    double m = std::frexp(x, &exp); // x = m * 2^exp, 0.5 <= |m| < 1
+    int64_t mant = (int64_t)std::ldexp(m, 53);
+    exp -= 53;
+    std::string num = std::to_string(mant), den = "1";
+    APInt p(2048, 1);
+    if (exp > 0)
+      num = llvm::toString(APInt(2048, mant, true) * p.shl(exp), 10, true);
+    else if (exp < 0)
+      den = llvm::toString(p.shl(-exp), 10, false);
+    return z.real_val((num + "/" + den).c_str());
+  }
+  Type t = a.getType();
+  if (t.isF32())
+    return z.fpa_val(v.convertToFloat());
+  if (t.isF64())
+    return z.fpa_val(v.convertToDouble());
+  APInt bits = v.bitcastToAPInt();
+  unsigned w = bits.getBitWidth();
+  z3::sort s = floatSort(t);
+  return z3::expr(z, Z3_mk_fpa_to_fp_bv(z, z.bv_val(bits.getZExtValue(), w), s));
+}
+
+z3::expr SymExec::mathFn(const std::string &name, Type t, std::vector<z3::expr> args) {
+  std::string fname = name + (t.isF64() ? "_f64" : "_f32") + (mode == FloatMode::Real ? "_real" : "");
+  trusted.insert(name + " (uninterpreted in proofs; libdevice in code)");
+  z3::sort s = floatSort(t);
+  z3::sort_vector sorts(z);
+  z3::expr_vector av(z);
+  for (auto &a : args) {
+    sorts.push_back(s);
+    av.push_back(a);
+  }
+  return z.function(fname.c_str(), sorts, s)(av);
+}
+
+z3::expr SymExec::floatOp(Operation &op) {
+  bool real = mode == FloatMode::Real;
+  z3::expr rne = z3::expr(z, Z3_mk_fpa_rne(z));
+  auto bin = [&](auto fpFn, auto realFn) {
+    z3::expr a = get(op.getOperand(0)), b = get(op.getOperand(1));
+    if (real)
+      return realFn(a, b);
+    return z3::expr(z, fpFn(z, rne, a, b));
+  };
+  if (isa<arith::AddFOp>(op))
+    return bin(Z3_mk_fpa_add, [](z3::expr a, z3::expr b) { return a + b; });
+  if (isa<arith::SubFOp>(op))
+    return bin(Z3_mk_fpa_sub, [](z3::expr a, z3::expr b) { return a - b; });
+  if (isa<arith::MulFOp>(op))
+    return bin(Z3_mk_fpa_mul, [](z3::expr a, z3::expr b) { return a * b; });
+  if (isa<arith::DivFOp>(op))
+    return bin(Z3_mk_fpa_div, [](z3::expr a, z3::expr b) { return a / b; });
+  if (isa<arith::NegFOp>(op)) {
+    z3::expr a = get(op.getOperand(0));
+    return real ? -a : z3::expr(z, Z3_mk_fpa_neg(z, a));
+  }
+  if (isa<arith::MinNumFOp, arith::MaxNumFOp>(op)) {
+    bool isMin = isa<arith::MinNumFOp>(op);
+    z3::expr a = get(op.getOperand(0)), b = get(op.getOperand(1));
+    if (real)
+      return isMin ? z3::ite(a <= b, a, b) : z3::ite(a >= b, a, b);
+    z3::expr lt = z3::expr(z, Z3_mk_fpa_lt(z, a, b)), gt = z3::expr(z, Z3_mk_fpa_gt(z, a, b));
+    z3::expr an = z3::expr(z, Z3_mk_fpa_is_nan(z, a)), bn = z3::expr(z, Z3_mk_fpa_is_nan(z, b));
+    z3::expr zeros = z3::expr(z, Z3_mk_fpa_is_zero(z, a)) && z3::expr(z, Z3_mk_fpa_is_zero(z, b));
+    z3::sort s = a.get_sort();
+    z3::func_decl tie = z.function(isMin ? "fmin_signed_zero" : "fmax_signed_zero", s, s, s);
+    z3::expr pick = isMin ? z3::ite(lt, a, z3::ite(gt, b, z3::ite(zeros, tie(a, b), a)))
+                          : z3::ite(gt, a, z3::ite(lt, b, z3::ite(zeros, tie(a, b), a)));
+    return z3::ite(an, b, z3::ite(bn, a, pick));
+  }
+  if (auto c = dyn_cast<arith::CmpFOp>(op)) {
+    z3::expr a = get(c.getLhs()), b = get(c.getRhs());
+    using P = arith::CmpFPredicate;
+    if (real) {
+      switch (c.getPredicate()) {
+      case P::OEQ: case P::UEQ: return a == b;
+      case P::ONE: case P::UNE: return a != b;
+      case P::OLT: case P::ULT: return a < b;
+      case P::OLE: case P::ULE: return a <= b;
+      case P::OGT: case P::UGT: return a > b;
+      case P::OGE: case P::UGE: return a >= b;
+      case P::UNO: return z.bool_val(false);
+      case P::ORD: return z.bool_val(true);
+      default: break;
+      }
+    } else {
+      z3::expr nan = z3::expr(z, Z3_mk_fpa_is_nan(z, a)) || z3::expr(z, Z3_mk_fpa_is_nan(z, b));
+      z3::expr eq = z3::expr(z, Z3_mk_fpa_eq(z, a, b));
+      switch (c.getPredicate()) {
+      case P::OEQ: return eq;
+      case P::UEQ: return eq || nan;
+      case P::ONE: return !eq && !nan;
+      case P::UNE: return !eq;
+      case P::OLT: return z3::expr(z, Z3_mk_fpa_lt(z, a, b));
+      case P::OLE: return z3::expr(z, Z3_mk_fpa_leq(z, a, b));
+      case P::OGT: return z3::expr(z, Z3_mk_fpa_gt(z, a, b));
+      case P::OGE: return z3::expr(z, Z3_mk_fpa_geq(z, a, b));
+      case P::ULT: return z3::expr(z, Z3_mk_fpa_lt(z, a, b)) || nan;
+      case P::ULE: return z3::expr(z, Z3_mk_fpa_leq(z, a, b)) || nan;
+      case P::UGT: return z3::expr(z, Z3_mk_fpa_gt(z, a, b)) || nan;
+      case P::UGE: return z3::expr(z, Z3_mk_fpa_geq(z, a, b)) || nan;
+      case P::UNO: return nan;
+      case P::ORD: return !nan;
+      default: break;
+      }
+    }
+    unsupported(&op, "float comparison predicate not modelled");
+    return z.bool_val(true);
+  }
+  unsupported(&op, "float operation not modelled");
+  return z.bool_val(true);
+}
+
+void SymExec::execOp(Operation &op) {
+  Location loc = op.getLoc();
+  if (auto c = dyn_cast<arith::ConstantOp>(op)) {
+    Attribute a = c.getValue();
+    if (auto ia = dyn_cast<IntegerAttr>(a)) {
+      if (ia.getType().isInteger(1))
+        set(c, z.bool_val(ia.getValue().getBoolValue()));
+      else
+        set(c, z.int_val((int64_t)ia.getValue().getSExtValue()));
+    } else if (auto fa = dyn_cast<FloatAttr>(a)) {
+      set(c, floatConst(fa));
+    } else {
+      unsupported(&op, "constant not modelled");
+    }
+    return;
+  }
+  if (isa<arith::AddIOp, arith::SubIOp, arith::MulIOp, arith::DivSIOp, arith::RemSIOp,
+          arith::ShLIOp, arith::ShRSIOp, arith::AndIOp, arith::OrIOp, arith::XOrIOp,
+          arith::MinSIOp, arith::MaxSIOp>(op)) {
+    set(op.getResult(0), intOp(op));
+    return;
+  }
+  if (isa<arith::DivUIOp, arith::RemUIOp, arith::ShRUIOp, arith::MinUIOp, arith::MaxUIOp,
+          arith::UIToFPOp, arith::FPToUIOp>(op) &&
+      !(isa<arith::UIToFPOp>(op) && op.getOperand(0).getType().isInteger(1))) {
+    unsupported(&op, "unsigned integer arithmetic is not modelled yet");
+    return;
+  }
+  if (auto c = dyn_cast<arith::CmpIOp>(op)) {
+    z3::expr a = get(c.getLhs()), b = get(c.getRhs());
+    using P = arith::CmpIPredicate;
+    bool isBool = c.getLhs().getType().isInteger(1);
+    switch (c.getPredicate()) {
+    case P::eq: set(c, a == b); return;
+    case P::ne: set(c, a != b); return;
+    case P::slt: set(c, a < b); return;
+    case P::sle: set(c, a <= b); return;
+    case P::sgt: set(c, a > b); return;
+    case P::sge: set(c, a >= b); return;
+    default:
+      (void)isBool;
+      unsupported(&op, "unsigned comparison is not modelled yet");
+      return;
+    }
+  }
+  if (auto s = dyn_cast<arith::SelectOp>(op)) {
+    set(s, z3::ite(get(s.getCondition()), get(s.getTrueValue()), get(s.getFalseValue())));
+    return;
+  }
+  if (auto e = dyn_cast<arith::ExtSIOp>(op)) {
+    set(e, get(e.getIn()));
+    return;
+  }
+  if (auto e = dyn_cast<arith::ExtUIOp>(op)) {
+    if (!e.getIn().getType().isInteger(1)) {
+      unsupported(&op, "unsigned integer extension is not modelled yet");
+      return;
+    }
+    set(e, z3::ite(get(e.getIn()), z.int_val(1), z.int_val(0)));
+    return;
+  }
+  if (auto t = dyn_cast<arith::TruncIOp>(op)) {
+    z3::expr v = get(t.getIn());
+    checkOverflow(op, v, t.getType().getIntOrFloatBitWidth(), true);
+    set(t, v);
+    return;
+  }
+  if (auto c = dyn_cast<arith::SIToFPOp>(op)) {
+    z3::expr v = get(c.getIn());
+    if (mode == FloatMode::Real)
+      set(c, z3::to_real(v));
+    else
+      set(c, z3::expr(z, Z3_mk_fpa_to_fp_real(z, Z3_mk_fpa_rne(z), z3::to_real(v), floatSort(c.getType()))));
+    return;
+  }
+  if (auto c = dyn_cast<arith::UIToFPOp>(op)) { // from i1 only
+    z3::expr v = get(c.getIn());
+    FloatAttr one = FloatAttr::get(c.getType(), 1.0), zero = FloatAttr::get(c.getType(), 0.0);
+    set(c, z3::ite(v, floatConst(one), floatConst(zero)));
+    return;
+  }
+  if (isa<arith::ExtFOp, arith::TruncFOp>(op)) {
+    z3::expr v = get(op.getOperand(0));
+    if (mode == FloatMode::Real)
+      set(op.getResult(0), v);
+    else
+      set(op.getResult(0), z3::expr(z, Z3_mk_fpa_to_fp_float(z, Z3_mk_fpa_rne(z), v,
+                                                              floatSort(op.getResult(0).getType()))));
+    return;
+  }
+  if (isa<arith::AddFOp, arith::SubFOp, arith::MulFOp, arith::DivFOp, arith::NegFOp,
+          arith::MinNumFOp, arith::MaxNumFOp, arith::CmpFOp>(op)) {
+    set(op.getResult(0), floatOp(op));
+    return;
+  }
+  if (isa<math::ExpOp, math::LogOp, math::TanhOp, math::ErfOp, math::RsqrtOp>(op)) {
+    std::string n = op.getName().getStringRef().drop_front(5).str();
+    set(op.getResult(0), mathFn(n, op.getResult(0).getType(), {get(op.getOperand(0))}));
+    return;
+  }
+  if (isa<math::SqrtOp, math::AbsFOp, math::FloorOp, math::CeilOp>(op)) {
+    z3::expr a = get(op.getOperand(0));
+    if (mode == FloatMode::Real) {
+      if (isa<math::AbsFOp>(op))
+        set(op.getResult(0), z3::ite(a >= 0, a, -a));
+      else
+        set(op.getResult(0), mathFn(op.getName().getStringRef().drop_front(5).str(),
+                                    op.getResult(0).getType(), {a}));
+      return;
+    }
+    if (isa<math::SqrtOp>(op))
+      set(op.getResult(0), z3::expr(z, Z3_mk_fpa_sqrt(z, Z3_mk_fpa_rne(z), a)));
+    else if (isa<math::AbsFOp>(op))
+      set(op.getResult(0), z3::expr(z, Z3_mk_fpa_abs(z, a)));
+    else if (isa<math::FloorOp>(op))
+      set(op.getResult(0), z3::expr(z, Z3_mk_fpa_round_to_integral(z, Z3_mk_fpa_rtn(z), a)));
+    else
+      set(op.getResult(0), z3::expr(z, Z3_mk_fpa_round_to_integral(z, Z3_mk_fpa_rtp(z), a)));
+    return;
+  }
+  if (auto a = dyn_cast<memref::AllocaOp>(op)) {
+    locals.erase(key(a));
+    locals.emplace(key(a), havoc("uninit", sortOf(a.getType().getElementType())));
+    return;
+  }
+  if (auto l = dyn_cast<memref::LoadOp>(op)) {
+    set(l, locals.at(key(l.getMemRef())));
+    return;
+  }
+  if (auto s = dyn_cast<memref::StoreOp>(op)) {
+    locals.erase(key(s.getMemRef()));
+    locals.emplace(key(s.getMemRef()), get(s.getValue()));
+    return;
+  }
+  if (auto i = dyn_cast<scf::IfOp>(op)) {
+    execIf(i);
+    return;
+  }
+  if (auto f = dyn_cast<ForOp>(op)) {
+    execFor(f);
+    return;
+  }
+  if (auto w = dyn_cast<WhileOp>(op)) {
+    execWhile(w);
+    return;
+  }
+  if (auto s = dyn_cast<ShapeOp>(op)) {
+    auto &mi = mems.at(key(s.getBuffer()));
+    for (Value d : s.getDims()) {
+      mi.dims.push_back(get(d));
+      globalAssumptions.push_back(get(d) >= 0);
+    }
+    return;
+  }
+  if (auto l = dyn_cast<LaunchOp>(op)) {
+    for (Value g : l.getGrid())
+      grid.push_back(get(g));
+    int64_t limits[] = {(int64_t(1) << 31) - 1, 65535, 65535};
+    for (int i = 0; i < 3; ++i)
+      addObligation("precondition", loc,
+                    std::string("grid dimension ") + "xyz"[i] + " is within the launch limits",
+                    "the launch clause computes an invalid grid dimension",
+                    grid[i] >= 0 && grid[i] <= z.int_val(limits[i]));
+    globalAssumptions.push_back(inRangeAll());
+    return;
+  }
+  if (auto r = dyn_cast<RequiresOp>(op)) {
+    globalAssumptions.push_back(evalRegion(r.getCond()));
+    return;
+  }
+  if (isa<EnsuresOp>(op))
+    return; // checked at the end
+  if (auto a = dyn_cast<AccessOp>(op)) {
+    auto &mi = mems.at(key(a.getBuffer()));
+    auto &boxes = a.getKind() == "reads" ? mi.reads : mi.writes;
+    (a.getKind() == "reads" ? mi.hasReads : mi.hasWrites) = true;
+    auto b = a.getBounds();
+    for (unsigned i = 0; i + 1 < b.size(); i += 2)
+      boxes.push_back({get(b[i]), get(b[i + 1])});
+    return;
+  }
+  if (auto a = dyn_cast<AssertOp>(op)) {
+    if (a.getApprox() != (mode == FloatMode::Real))
+      return;
+    std::vector<z3::expr> extra;
+    std::vector<Observable> obs;
+    z3::expr g = evalGoal(a.getCond(), extra, obs);
+    std::string id = a.getKind().str();
+    addObligation(id, loc, id == "assert" ? "the assertion holds" : "the " + id + " of the called fn holds",
+                  id == "assert" ? "assertion may fail" : "the " + id + " of the called fn may fail", g,
+                  extra, obs);
+    pc = pc && evalRegion(a.getCond());
+    return;
+  }
+  if (auto a = dyn_cast<AssumeOp>(op)) {
+    SrcLoc s = srcLoc(loc);
+    trusted.insert("assume at " + s.file + ":" + std::to_string(s.line));
+    pc = pc && evalRegion(a.getCond());
+    return;
+  }
+  if (auto t = dyn_cast<ThreadIdOp>(op)) {
+    set(t, threadVars[t.getDim()]);
+    return;
+  }
+  if (auto t = dyn_cast<BlockIdOp>(op)) {
+    set(t, threadVars[3 + t.getDim()]);
+    return;
+  }
+  if (auto t = dyn_cast<GridDimOp>(op)) {
+    set(t, grid[t.getDim()]);
+    return;
+  }
+  if (auto t = dyn_cast<LaneIdOp>(op)) {
+    set(t, z3::mod(linear(), z.int_val(32)));
+    return;
+  }
+  if (auto t = dyn_cast<WarpIdOp>(op)) {
+    set(t, linear() / z.int_val(32));
+    return;
+  }
+  if (auto s = dyn_cast<SharedAllocOp>(op)) {
+    MemInfo mi;
+    mi.name = s.getName().str();
+    mi.shared = true;
+    mi.elemType = s.getType().getElementType();
+    for (int64_t d : s.getType().getShape())
+      mi.dims.push_back(z.int_val(d));
+    mems.emplace(key(s), mi);
+    auto node = std::make_shared<MemNode>();
+    node->kind = MemNode::Base;
+    node->id = nodeIds++;
+    z3::sort_vector sorts(z);
+    for (int i = 0; i < 3; ++i)
+      sorts.push_back(z.int_sort());
+    for (size_t i = 0; i < s.getType().getShape().size(); ++i)
+      sorts.push_back(z.int_sort());
+    node->fn = z.function((mi.name + "!init").c_str(), sorts, sortOf(mi.elemType));
+    node->perBlock = true;
+    state[key(s)] = node;
+    intervalStart[key(s)] = node;
+    entryState[key(s)] = node;
+    return;
+  }
+  if (auto l = dyn_cast<LoadOp>(op)) {
+    execAccess(&op, l.getRef(), l.getIndices(), Event::Read, std::nullopt, l.getResult());
+    return;
+  }
+  if (auto s = dyn_cast<StoreOp>(op)) {
+    execAccess(&op, s.getRef(), s.getIndices(), Event::Write, get(s.getValue()), Value());
+    return;
+  }
+  if (auto a = dyn_cast<AtomicOp>(op)) {
+    execAccess(&op, a.getRef(), a.getIndices(), Event::Atomic, get(a.getValues()[0]), a.getResult());
+    return;
+  }
+  if (auto b = dyn_cast<BarrierOp>(op)) {
+    execBarrier(b);
+    return;
+  }
+  if (auto s = dyn_cast<ShuffleOp>(op)) {
+    set(s, shuffle(s));
+    return;
+  }
+  if (auto s = dyn_cast<SyncWarpOp>(op)) {
+    if (s.getMask()) {
+      unsupported(&op, "masked warp collectives are not modelled yet");
+      return;
+    }
+    collectives.push_back({pc, srcLoc(loc)});
+    return;
+  }
+  if (auto v = dyn_cast<VoteOp>(op)) {
+    unsupported(&op, "warp votes are not modelled yet");
+    return;
+  }
+  if (auto q = dyn_cast<ForallOp>(op)) {
+    z3::expr c = fresh("q", z.int_sort());
+    z3::expr body = evalRegion(q.getBody(), {c});
+    set(q, z3::forall(c, z3::implies(c >= get(q.getLo()) && c < get(q.getHi()), body)));
+    return;
+  }
+  if (auto q = dyn_cast<ExistsOp>(op)) {
+    z3::expr c = fresh("q", z.int_sort());
+    z3::expr body = evalRegion(q.getBody(), {c});
+    set(q, z3::exists(c, c >= get(q.getLo()) && c < get(q.getHi()) && body));
+    return;
+  }
+  if (auto s = dyn_cast<SumOp>(op)) {
+    set(s, sumOp(s));
+    return;
+  }
+  if (auto o = dyn_cast<OldOp>(op)) {
+    auto saved = state;
+    state = entryState;
+    bool so = oldState;
+    oldState = true;
+    set(o, evalRegion(o.getBody()));
+    oldState = so;
+    state = saved;
+    return;
+  }
+  if (isa<InvariantOp>(op))
+    return;
+  unsupported(&op, "operation not modelled by the verifier");
+}
+
+z3::expr SymExec::sumOp(SumOp op) {
+  z3::expr lo = get(op.getLo()).simplify(), hi = get(op.getHi()).simplify(),
+           st = get(op.getStep()).simplify();
+  int64_t l, h, s;
+  if (!isConst(lo, l) || !isConst(hi, h) || !isConst(st, s) || s <= 0 || (h - l) / s > 4096) {
+    unsupported(op, "sum with bounds that are not compile-time constants is not modelled yet");
+    return z.real_val(0);
+  }
+  std::optional<z3::expr> acc;
+  for (int64_t i = l; i < h; i += s) {
+    z3::expr t = evalRegion(op.getBody(), {z.int_val(i)});
+    if (!acc)
+      acc = t;
+    else if (mode == FloatMode::Real)
+      acc = *acc + t;
+    else
+      acc = z3::expr(z, Z3_mk_fpa_add(z, Z3_mk_fpa_rne(z), *acc, t));
+  }
+  if (!acc)
+    return floatConst(FloatAttr::get(op.getType(), 0.0));
+  return *acc;
+}
+
+void SymExec::execIf(scf::IfOp op) {
+  z3::expr c = get(op.getCondition());
+  z3::expr savedPc = pc;
+  auto savedLocals = locals;
+  unsigned i0 = interval;
+  auto runBranch = [&](Region &r, z3::expr cond, std::vector<z3::expr> &ys) {
+    pc = savedPc && cond;
+    if (r.empty())
+      return;
+    execBlock(r.front());
+    auto y = cast<scf::YieldOp>(r.front().getTerminator());
+    for (Value v : y.getResults())
+      ys.push_back(get(v));
+  };
+  std::vector<z3::expr> thenYs, elseYs;
+  runBranch(op.getThenRegion(), c, thenYs);
+  auto thenLocals = locals;
+  unsigned iThen = interval;
+  locals = savedLocals;
+  interval = i0;
+  runBranch(op.getElseRegion(), !c, elseYs);
+  unsigned iElse = interval;
+  if (iThen != iElse)
+    unsupported(op, "the branches of a conditional pass different numbers of barriers");
+  pc = savedPc;
+  for (auto &[k, v] : thenLocals) {
+    auto it = locals.find(k);
+    if (it == locals.end())
+      continue;
+    if (!z3::eq(it->second, v)) {
+      z3::expr m = z3::ite(c, v, it->second);
+      locals.erase(k);
+      locals.emplace(k, m);
+    }
+  }
+  for (unsigned i = 0; i < op.getNumResults() && i < thenYs.size() && i < elseYs.size(); ++i)
+    set(op.getResult(i), z3::ite(c, thenYs[i], elseYs[i]));
+}
+
+/// Locals (memref allocas) stored to anywhere inside `r`.
+static void storedLocals(Region &r, std::set<const void *> &out) {
+  r.walk([&](memref::StoreOp s) { out.insert(key(s.getMemRef())); });
+}
+
+void SymExec::execFor(ForOp op) {
+  z3::expr lo = get(op.getLo()), hi = get(op.getHi()), st = get(op.getStep());
+  Location loc = op.getLoc();
+  addObligation("precondition", loc, "the loop step is positive", "the loop step may be <= 0", st > 0);
+  int64_t l, h, s;
+  z3::expr los = lo.simplify(), his = hi.simplify(), sts = st.simplify();
+  auto checkInvariants = [&](z3::expr iv, const std::string &when) {
+    Block &ib = op.getInvariants().front();
+    set(ib.getArgument(0), iv);
+    bool saved = inSpec;
+    inSpec = true;
+    for (Operation &o : ib) {
+      if (auto inv = dyn_cast<InvariantOp>(o)) {
+        if (inv.getApprox() != (mode == FloatMode::Real))
+          continue;
+        addObligation("invariant", inv.getLoc(), "the loop invariant holds " + when,
+                      "the loop invariant may not hold " + when, get(inv.getCond()));
+      } else if (!o.hasTrait<OpTrait::IsTerminator>()) {
+        execOp(o);
+      }
+    }
+    inSpec = saved;
+  };
+  auto assumeInvariants = [&](z3::expr iv) {
+    Block &ib = op.getInvariants().front();
+    set(ib.getArgument(0), iv);
+    bool saved = inSpec;
+    inSpec = true;
+    for (Operation &o : ib) {
+      if (auto inv = dyn_cast<InvariantOp>(o)) {
+        if (inv.getApprox() == (mode == FloatMode::Real))
+          pc = pc && get(inv.getCond());
+      } else if (!o.hasTrait<OpTrait::IsTerminator>()) {
+        execOp(o);
+      }
+    }
+    inSpec = saved;
+  };
+  if (isConst(los, l) && isConst(his, h) && isConst(sts, s) && s > 0 && (h - l) / s <= 256) {
+    for (int64_t i = l; i < h; i += s) {
+      checkInvariants(z.int_val(i), "at the start of an iteration");
+      set(op.getBody().front().getArgument(0), z.int_val(i));
+      execBlock(op.getBody().front());
+      if (!unsupportedReason.empty())
+        return;
+    }
+    int64_t exit = h <= l ? l : l + ((h - l + s - 1) / s) * s;
+    checkInvariants(z.int_val(exit), "when the loop exits");
+    return;
+  }
+  bool hasBarrier = false;
+  op.getBody().walk([&](BarrierOp) { hasBarrier = true; });
+  if (hasBarrier) {
+    unsupported(op, "a barrier inside a loop whose trip count is not a compile-time constant is not modelled yet");
+    return;
+  }
+  checkInvariants(lo, "on entry");
+  std::set<const void *> modified;
+  storedLocals(op.getBody(), modified);
+  z3::expr savedPc = pc;
+  unsigned m = iterVars.size();
+  iterVars.push_back(z.int_const(("iter!" + std::to_string(freshIds++)).c_str()));
+  z3::expr k = lo + iterVars[m] * st;
+  iterRange.push_back(iterVars[m] >= 0 && k < hi);
+  iterScope.push_back(m);
+  for (const void *lv : modified) {
+    z3::sort srt = locals.at(lv).get_sort();
+    locals.erase(lv);
+    locals.emplace(lv, havoc("loop", srt));
+  }
+  pc = pc && iterRange[m];
+  assumeInvariants(k);
+  set(op.getBody().front().getArgument(0), k);
+  execBlock(op.getBody().front());
+  checkInvariants(k + st, "after an iteration");
+  iterScope.pop_back();
+  pc = savedPc;
+  for (const void *lv : modified) {
+    z3::sort srt = locals.at(lv).get_sort();
+    locals.erase(lv);
+    locals.emplace(lv, havoc("after_loop", srt));
+  }
+  z3::expr span = hi - lo;
+  z3::expr exitIv = z3::ite(hi <= lo, lo, lo + ((span + st - 1) / st) * st);
+  assumeInvariants(exitIv);
+}
+
+void SymExec::execWhile(WhileOp op) {
+  bool hasBarrier = false;
+  op.getBody().walk([&](BarrierOp) { hasBarrier = true; });
+  if (hasBarrier) {
+    unsupported(op, "a barrier inside a while loop is not modelled yet");
+    return;
+  }
+  auto invariants = [&](bool check, const std::string &when) {
+    bool saved = inSpec;
+    inSpec = true;
+    for (Operation &o : op.getInvariants().front()) {
+      if (auto inv = dyn_cast<InvariantOp>(o)) {
+        if (inv.getApprox() != (mode == FloatMode::Real))
+          continue;
+        if (check)
+          addObligation("invariant", inv.getLoc(), "the loop invariant holds " + when,
+                        "the loop invariant may not hold " + when, get(inv.getCond()));
+        else
+          pc = pc && get(inv.getCond());
+      } else if (!o.hasTrait<OpTrait::IsTerminator>()) {
+        execOp(o);
+      }
+    }
+    inSpec = saved;
+  };
+  invariants(true, "on entry");
+  std::set<const void *> modified;
+  storedLocals(op.getBody(), modified);
+  storedLocals(op.getCond(), modified);
+  z3::expr savedPc = pc;
+  unsigned m = iterVars.size();
+  iterVars.push_back(z.int_const(("iter!" + std::to_string(freshIds++)).c_str()));
+  iterRange.push_back(iterVars[m] >= 0);
+  iterScope.push_back(m);
+  for (const void *lv : modified) {
+    z3::sort srt = locals.at(lv).get_sort();
+    locals.erase(lv);
+    locals.emplace(lv, havoc("loop", srt));
+  }
+  pc = pc && iterRange[m];
+  invariants(false, "");
+  execBlock(op.getCond().front());
+  z3::expr c = get(cast<YieldOp>(op.getCond().front().getTerminator()).getValues()[0]);
+  z3::expr headPc = pc;
+  pc = pc && c;
+  execBlock(op.getBody().front());
+  invariants(true, "after an iteration");
+  iterScope.pop_back();
+  pc = savedPc;
+  (void)headPc;
+  for (const void *lv : modified) {
+    z3::sort srt = locals.at(lv).get_sort();
+    locals.erase(lv);
+    locals.emplace(lv, havoc("after_loop", srt));
+  }
+  invariants(false, "");
+  execBlock(op.getCond().front());
+  pc = pc && !get(cast<YieldOp>(op.getCond().front().getTerminator()).getValues()[0]);
+}
+
+void SymExec::execAccess(Operation *op, Value ref, ValueRange indices, Event::Kind kind,
+                         std::optional<z3::expr> value, Value result) {
+  const void *mem = key(ref);
+  MemInfo &mi = mems.at(mem);
+  std::vector<z3::expr> idx;
+  for (Value i : indices)
+    idx.push_back(get(i));
+  if (inSpec) {
+    if (kind == Event::Read)
+      set(result, read(state.at(mem), idx));
+    return;
+  }
+  std::string what = mi.name + "[";
+  for (size_t i = 0; i < idx.size(); ++i)
+    what += (i ? ", " : "") + std::string("...");
+  what += "]";
+  z3::expr inBounds = z.bool_val(true);
+  for (size_t d = 0; d < idx.size(); ++d)
+    inBounds = inBounds && idx[d] >= 0 && idx[d] < mi.dims[d];
+  std::vector<Observable> obs;
+  for (size_t d = 0; d < idx.size(); ++d)
+    obs.push_back({mi.name + " index " + std::to_string(d), idx[d]});
+  for (size_t d = 0; d < mi.dims.size(); ++d)
+    obs.push_back({mi.name + " dim " + std::to_string(d), mi.dims[d]});
+  addObligation("bounds", op->getLoc(),
+                std::string(kind == Event::Read ? "read of " : "write of ") + mi.name + " is in bounds",
+                "out-of-bounds " + std::string(kind == Event::Read ? "read of '" : "write of '") + mi.name + "'",
+                inBounds, {}, obs);
+  bool writes = kind != Event::Read;
+  auto &boxes = writes ? mi.writes : mi.reads;
+  if ((writes ? mi.hasWrites : mi.hasReads) && !mi.shared) {
+    z3::expr inBox = z.bool_val(false);
+    for (size_t b = 0; b + idx.size() <= boxes.size(); b += idx.size()) {
+      z3::expr in = z.bool_val(true);
+      for (size_t d = 0; d < idx.size(); ++d)
+        in = in && idx[d] >= boxes[b + d].first && idx[d] < boxes[b + d].second;
+      inBox = inBox || in;
+    }
+    addObligation("contract", op->getLoc(),
+                  std::string("the access of ") + mi.name + " is inside its '" + (writes ? "writes" : "reads") + "' clause",
+                  std::string("access of '") + mi.name + "' outside its '" + (writes ? "writes" : "reads") + "' clause",
+                  inBox, {}, obs);
+  }
+  if (!mi.shared && mi.access == "in" && kind != Event::Read)
+    unsupported(op, "write to an 'in' buffer");
+  if (kind != Event::Read || mi.shared || mi.access != "in") {
+    auto e = std::make_unique<Event>(Event{kind, mem, idx, value, pc, interval, iterScope,
+                                           srcLoc(op->getLoc()), (unsigned)events.size()});
+    events.push_back(std::move(e));
+  }
+  if (kind == Event::Read) {
+    set(result, read(state.at(mem), idx));
+    return;
+  }
+  if (kind == Event::Atomic) {
+    set(result, havoc("atomic_old", sortOf(mi.elemType)));
+    auto node = std::make_shared<MemNode>();
+    node->kind = MemNode::Base;
+    node->id = nodeIds++;
+    z3::sort_vector sorts(z);
+    for (size_t i = 0; i < idx.size(); ++i)
+      sorts.push_back(z.int_sort());
+    node->fn = z.function((mi.name + "!atomic" + std::to_string(freshIds++)).c_str(), sorts,
+                          sortOf(mi.elemType));
+    state[mem] = node;
+    return;
+  }
+  auto node = std::make_shared<MemNode>();
+  node->kind = MemNode::Store;
+  node->id = nodeIds++;
+  node->prev = state.at(mem);
+  node->cond = pc;
+  node->value = *value;
+  node->idx = idx;
+  state[mem] = node;
+}
+
+z3::expr SymExec::read(const MemRef &m, const std::vector<z3::expr> &idx) {
+  std::string k = std::to_string(m->id);
+  for (auto &i : idx)
+    k += "," + exprKey(i);
+  auto it = readMemo.find(k);
+  if (it != readMemo.end())
+    return it->second;
+  std::optional<z3::expr> r;
+  switch (m->kind) {
+  case MemNode::Base: {
+    z3::expr_vector args(z);
+    if (m->perBlock)
+      for (int i = 3; i < 6; ++i)
+        args.push_back(threadVars[i]);
+    for (auto &i : idx)
+      args.push_back(i);
+    r = (*m->fn)(args);
+    break;
+  }
+  case MemNode::Store: {
+    z3::expr same = *m->cond;
+    for (size_t d = 0; d < idx.size(); ++d)
+      same = same && idx[d] == m->idx[d];
+    r = z3::ite(same, *m->value, read(m->prev, idx));
+    break;
+  }
+  case MemNode::Merge: {
+    z3::expr acc = read(m->prev, idx);
+    for (size_t i = 0; i < m->events.size(); ++i) {
+      const Event &e = *m->events[i];
+      std::vector<z3::expr> from, to;
+      if (!witness(e, m->freeThreadVars, idx, from, to)) {
+        unsupported(nullptr, "cannot tell which thread writes '" + mems.at(e.mem).name +
+                                 "' (index not affine in the thread ids)");
+        break;
+      }
+      z3::expr_vector f(z), t(z);
+      for (auto &x : from)
+        f.push_back(x);
+      for (auto &x : to)
+        t.push_back(x);
+      z3::expr v = z3::expr(*e.value).substitute(f, t);
+      acc = z3::ite(covered(e, from, to, idx), v, acc);
+    }
+    r = acc;
+    break;
+  }
+  }
+  readMemo.emplace(k, *r);
+  return *r;
+}
+
+namespace {
+/// An affine form sum(coeff_v * v) + off over a set of variables.
+struct Affine {
+  std::vector<std::pair<unsigned, z3::expr>> coeffs;
+  std::optional<z3::expr> off;
+};
+} // namespace
+
+static bool mentions(const z3::expr &e, const std::vector<z3::expr> &vars) {
+  if (e.is_const()) {
+    for (auto &v : vars)
+      if (z3::eq(e, v))
+        return true;
+    return false;
+  }
+  if (!e.is_app())
+    return false;
+  for (unsigned i = 0; i < e.num_args(); ++i)
+    if (mentions(e.arg(i), vars))
+      return true;
+  return false;
+}
+
+static bool linearize(const z3::expr &e, const std::vector<z3::expr> &vars, Affine &out,
+                      z3::context &z) {
+  auto addCoeff = [&](unsigned v, z3::expr c) {
+    for (auto &p : out.coeffs)
+      if (p.first == v) {
+        p.second = p.second + c;
+        return;
+      }
+    out.coeffs.push_back({v, c});
+  };
+  std::function<bool(const z3::expr &, z3::expr)> go = [&](const z3::expr &t, z3::expr scale) -> bool {
+    if (!mentions(t, vars)) {
+      out.off = out.off ? *out.off + scale * t : scale * t;
+      return true;
+    }
+    if (t.is_const()) {
+      for (unsigned i = 0; i < vars.size(); ++i)
+        if (z3::eq(t, vars[i])) {
+          addCoeff(i, scale);
+          return true;
+        }
+      return false;
+    }
+    Z3_decl_kind k = t.decl().decl_kind();
+    if (k == Z3_OP_ADD) {
+      for (unsigned i = 0; i < t.num_args(); ++i)
+        if (!go(t.arg(i), scale))
+          return false;
+      return true;
+    }
+    if (k == Z3_OP_SUB) {
+      if (!go(t.arg(0), scale))
+        return false;
+      for (unsigned i = 1; i < t.num_args(); ++i)
+        if (!go(t.arg(i), -scale))
+          return false;
+      return true;
+    }
+    if (k == Z3_OP_UMINUS)
+      return go(t.arg(0), -scale);
+    if (k == Z3_OP_MUL) {
+      int varArg = -1;
+      z3::expr c = z.int_val(1);
+      for (unsigned i = 0; i < t.num_args(); ++i) {
+        if (mentions(t.arg(i), vars)) {
+          if (varArg >= 0)
+            return false;
+          varArg = i;
+        } else {
+          c = c * t.arg(i);
+        }
+      }
+      return go(t.arg(varArg), scale * c);
+    }
+    return false;
+  };
+  return go(e, z.int_val(1));
+}
+
+bool SymExec::witness(const Event &e, const std::vector<unsigned> &freeThreadVars,
+                      const std::vector<z3::expr> &target, std::vector<z3::expr> &from,
+                      std::vector<z3::expr> &to) {
+  std::vector<z3::expr> vars;
+  for (unsigned i : freeThreadVars)
+    vars.push_back(threadVars[i]);
+  for (unsigned k : e.iters)
+    vars.push_back(iterVars[k]);
+  std::vector<std::optional<z3::expr>> w(vars.size());
+  for (size_t d = 0; d < e.idx.size(); ++d) {
+    Affine a;
+    if (!linearize(e.idx[d], vars, a, z))
+      return false;
+    z3::expr rem = target[d] - (a.off ? *a.off : z.int_val(0));
+    std::vector<std::pair<unsigned, z3::expr>> todo;
+    for (auto &[v, c] : a.coeffs) {
+      z3::expr cs = c.simplify();
+      if (w[v]) {
+        rem = rem - cs * *w[v];
+        continue;
+      }
+      int64_t n;
+      if (isConst(cs, n) && n == 0)
+        continue;
+      if (isConst(cs, n) && n < 0)
+        return false;
+      todo.push_back({v, cs});
+    }
+    std::stable_sort(todo.begin(), todo.end(), [](auto &x, auto &y) {
+      int64_t a, b;
+      bool ca = isConst(x.second, a), cb = isConst(y.second, b);
+      if (ca != cb)
+        return !ca; // symbolic coefficients (loop strides) first
+      return ca && a > b;
+    });
+    for (size_t i = 0; i < todo.size(); ++i) {
+      auto &[v, c] = todo[i];
+      int64_t n;
+      bool one = isConst(c, n) && n == 1;
+      if (i + 1 == todo.size()) {
+        w[v] = one ? rem : rem / c;
+      } else {
+        w[v] = rem / c;
+        rem = z3::mod(rem, c);
+      }
+    }
+  }
+  // Variables the index does not mention: take them from an equality in the
+  // path condition (`if threadIdx.x == 0`), else 0.
+  std::function<void(const z3::expr &)> scan = [&](const z3::expr &c) {
+    if (!c.is_app())
+      return;
+    if (c.decl().decl_kind() == Z3_OP_AND) {
+      for (unsigned i = 0; i < c.num_args(); ++i)
+        scan(c.arg(i));
+      return;
+    }
+    if (c.decl().decl_kind() == Z3_OP_EQ) {
+      for (unsigned i = 0; i < vars.size(); ++i) {
+        if (w[i])
+          continue;
+        if (z3::eq(c.arg(0), vars[i]) && !mentions(c.arg(1), vars))
+          w[i] = c.arg(1);
+        else if (z3::eq(c.arg(1), vars[i]) && !mentions(c.arg(0), vars))
+          w[i] = c.arg(0);
+      }
+    }
+  };
+  scan(e.pc);
+  for (size_t i = 0; i < vars.size(); ++i) {
+    from.push_back(vars[i]);
+    to.push_back(w[i] ? *w[i] : z.int_val(0));
+  }
+  return true;
+}
+
+z3::expr SymExec::covered(const Event &e, const std::vector<z3::expr> &from,
+                          const std::vector<z3::expr> &to, const std::vector<z3::expr> &target) {
+  z3::expr c = e.pc;
+  for (size_t d = 0; d < target.size(); ++d)
+    c = c && e.idx[d] == target[d];
+  for (size_t i = 0; i < from.size(); ++i) {
+    for (int t = 0; t < 6; ++t) {
+      if (!z3::eq(from[i], threadVars[t]))
+        continue;
+      z3::expr bound = t < 3 ? z.int_val(block[t]) : grid[t - 3];
+      c = c && from[i] >= 0 && from[i] < bound;
+    }
+  }
+  for (unsigned k : e.iters)
+    c = c && iterRange[k];
+  z3::expr_vector f(z), tt(z);
+  for (auto &x : from)
+    f.push_back(x);
+  for (auto &x : to)
+    tt.push_back(x);
+  return c.substitute(f, tt);
+}
+
+MemRef SymExec::mergeNode(const void *mem, MemRef prev, const std::vector<const Event *> &evs,
+                          const std::vector<unsigned> &freeThreadVars) {
+  auto node = std::make_shared<MemNode>();
+  node->kind = MemNode::Merge;
+  node->id = nodeIds++;
+  node->prev = prev;
+  node->events = evs;
+  node->freeThreadVars = freeThreadVars;
+  // Lemma: every write of an event is found by its witness.
+  for (const Event *e : evs) {
+    std::vector<z3::expr> from, to;
+    if (!witness(*e, freeThreadVars, e->idx, from, to)) {
+      unsupported(nullptr, "cannot tell which thread writes '" + mems.at(mem).name + "'");
+      return node;
+    }
+    Obligation o;
+    o.id = mems.at(mem).shared ? "race" : "coverage";
+    o.loc = e->loc;
+    o.message = "each element of '" + mems.at(mem).name + "' written here has one writer the verifier can name";
+    o.failMessage = "could not determine which thread writes this element of '" + mems.at(mem).name + "'";
+    o.assumptions.push_back(e->pc);
+    for (unsigned k : e->iters)
+      o.assumptions.push_back(iterRange[k]);
+    o.goal = covered(*e, from, to, e->idx);
+    o.lemma = true;
+    obligations.push_back(std::move(o));
+  }
+  return node;
+}
+
+void SymExec::execBarrier(BarrierOp op) {
+  if (!iterScope.empty()) {
+    unsupported(op, "a barrier inside a loop whose trip count is not a compile-time constant is not modelled yet");
+    return;
+  }
+  barriers.push_back({pc, srcLoc(op.getLoc())});
+  std::map<const void *, std::vector<const Event *>> writes;
+  for (auto &e : events)
+    if (e->interval == interval && e->kind != Event::Read)
+      writes[e->mem].push_back(e.get());
+  for (auto &[mem, evs] : writes) {
+    if (mems.at(mem).shared || mems.at(mem).access != "in")
+      state[mem] = mergeNode(mem, intervalStart.at(mem), evs, {0, 1, 2});
+  }
+  if (!op.getContract().empty()) {
+    bool applies = op.getApprox() == (mode == FloatMode::Real);
+    if (applies) {
+      std::vector<z3::expr> extra;
+      std::vector<Observable> obs;
+      z3::expr g = evalGoal(op.getContract(), extra, obs);
+      addObligation("barrier-contract", op.getLoc(), "the barrier contract holds when the block arrives",
+                    "the barrier contract may not hold when the block arrives", g, extra, obs);
+    }
+    for (auto &[mem, mi] : mems) {
+      if (!mi.shared)
+        continue;
+      auto node = std::make_shared<MemNode>();
+      node->kind = MemNode::Base;
+      node->id = nodeIds++;
+      node->perBlock = true;
+      z3::sort_vector sorts(z);
+      for (int i = 0; i < 3; ++i)
+        sorts.push_back(z.int_sort());
+      for (size_t i = 0; i < mi.dims.size(); ++i)
+        sorts.push_back(z.int_sort());
+      node->fn = z.function((mi.name + "!after_barrier" + std::to_string(freshIds++)).c_str(), sorts,
+                            sortOf(mi.elemType));
+      state[mem] = node;
+    }
+    if (applies) {
+      z3::expr p = evalRegion(op.getContract());
+      // The contract holds in every block: generalize over the thread ids.
+      std::vector<z3::expr> copies;
+      z3::expr_vector f(z), t(z), bound(z);
+      for (int i = 0; i < 6; ++i) {
+        z3::expr c = z.int_const((threadVars[i].decl().name().str() + "!contract" + std::to_string(freshIds++)).c_str());
+        copies.push_back(c);
+        f.push_back(threadVars[i]);
+        t.push_back(c);
+        bound.push_back(c);
+      }
+      z3::expr gen = z3::forall(bound, z3::implies(threadRange(copies), p.substitute(f, t)));
+      globalAssumptions.push_back(gen);
+    }
+  }
+  interval++;
+  intervalStart = state;
+}
+
+z3::expr SymExec::shuffle(ShuffleOp op) {
+  if (op.getMask()) {
+    unsupported(op, "masked warp collectives are not modelled yet");
+    return get(op.getValue());
+  }
+  collectives.push_back({pc, srcLoc(op.getLoc())});
+  z3::expr v = get(op.getValue()), d = get(op.getDelta());
+  z3::expr lane = z3::mod(linear(), z.int_val(32));
+  z3::expr src = lane;
+  z3::expr valid = z.bool_val(true);
+  StringRef mode = op.getMode();
+  int64_t dc;
+  if (mode == "down") {
+    src = lane + d;
+    valid = src < 32;
+  } else if (mode == "up") {
+    src = lane - d;
+    valid = src >= 0;
+  } else if (mode == "idx") {
+    src = z3::mod(d, z.int_val(32));
+  } else {
+    if (!isConst(d.simplify(), dc) || dc <= 0 || (dc & (dc - 1)) != 0 || dc >= 32) {
+      unsupported(op, "shfl_xor with a distance that is not a constant power of two is not modelled yet");
+      return v;
+    }
+    z3::expr bit = z3::mod(lane / z.int_val(dc), z.int_val(2));
+    src = z3::ite(bit == 0, lane + z.int_val(dc), lane - z.int_val(dc));
+  }
+  z3::expr lin = linear() - lane + src;
+  z3::expr_vector f(z), t(z);
+  f.push_back(threadVars[0]);
+  f.push_back(threadVars[1]);
+  f.push_back(threadVars[2]);
+  t.push_back(z3::mod(lin, z.int_val(block[0])));
+  t.push_back(z3::mod(lin / z.int_val(block[0]), z.int_val(block[1])));
+  t.push_back(lin / z.int_val(block[0] * block[1]));
+  z3::expr other = v.substitute(f, t);
+  return z3::ite(valid, other, v);
+}
+
+//===----------------------------------------------------------------------===//
+// Kernel-level checks
+//===----------------------------------------------------------------------===//
+
+std::vector<z3::expr> SymExec::renamedThread(const std::string &suffix) const {
+  std::vector<z3::expr> r;
+  for (auto &t : threadVars)
+    r.push_back(z.int_const((t.decl().name().str() + suffix).c_str()));
+  return r;
+}
+
+z3::expr SymExec::renamed(z3::expr e, const std::vector<unsigned> &, const std::string &suffix) {
+  z3::expr_vector f(z), t(z);
+  for (auto &v : threadVars) {
+    f.push_back(v);
+    t.push_back(z.int_const((v.decl().name().str() + suffix).c_str()));
+  }
+  for (auto &v : iterVars) {
+    f.push_back(v);
+    t.push_back(z.int_const((v.decl().name().str() + suffix).c_str()));
+  }
+  return e.substitute(f, t);
+}
+
+void SymExec::checkUniformity() {
+  auto A = renamedThread("@A"), B = renamedThread("@B");
+  z3::expr sameBlock = A[3] == B[3] && A[4] == B[4] && A[5] == B[5];
+  auto lin = [&](const std::vector<z3::expr> &t) {
+    return t[0] + t[1] * z.int_val(block[0]) + t[2] * z.int_val(block[0] * block[1]);
+  };
+  std::vector<Observable> obs;
+  const char *names[] = {"threadIdx.x", "threadIdx.y", "threadIdx.z", "blockIdx.x", "blockIdx.y", "blockIdx.z"};
+  for (int i = 0; i < 6; ++i) {
+    if (i < 3 && block[i] == 1)
+      continue;
+    obs.push_back({std::string("thread A ") + names[i], A[i]});
+    obs.push_back({std::string("thread B ") + names[i], B[i]});
+  }
+  z3::expr savedPc = pc;
+  pc = z.bool_val(true);
+  for (auto &[bpc, loc] : barriers) {
+    Obligation o;
+    o.id = "barrier-divergence";
+    o.loc = loc;
+    o.message = "every thread of the block reaches this barrier, or none does";
+    o.failMessage = "barrier reached by thread A but not by thread B of the same block";
+    o.assumptions = {threadRange(A), threadRange(B), sameBlock, renamed(bpc, {}, "@A")};
+    o.goal = renamed(bpc, {}, "@B");
+    o.observables = obs;
+    obligations.push_back(o);
+  }
+  int64_t size = block[0] * block[1] * block[2];
+  for (auto &[cpc, loc] : collectives) {
+    Obligation o;
+    o.id = "warp-convergence";
+    o.loc = loc;
+    o.message = "all 32 lanes of the warp take part in this collective";
+    o.failMessage = "warp collective without a mask reached by lane A but not by lane B of the same warp";
+    z3::expr sameWarp = sameBlock && lin(A) / z.int_val(32) == lin(B) / z.int_val(32);
+    o.assumptions = {threadRange(A), threadRange(B), sameWarp, renamed(cpc, {}, "@A")};
+    o.goal = renamed(cpc, {}, "@B");
+    if (size % 32 != 0)
+      o.goal = *o.goal && lin(A) / z.int_val(32) < z.int_val(size / 32);
+    o.observables = obs;
+    obligations.push_back(o);
+  }
+  pc = savedPc;
+}
+
+void SymExec::raceChecks() {
+  auto A = renamedThread("@A"), B = renamedThread("@B");
+  z3::expr sameBlock = A[3] == B[3] && A[4] == B[4] && A[5] == B[5];
+  z3::expr sameThread = sameBlock && A[0] == B[0] && A[1] == B[1] && A[2] == B[2];
+  std::vector<Observable> obsBase;
+  const char *names[] = {"threadIdx.x", "threadIdx.y", "threadIdx.z", "blockIdx.x", "blockIdx.y", "blockIdx.z"};
+  for (int i = 0; i < 6; ++i) {
+    if (i < 3 && block[i] == 1)
+      continue;
+    obsBase.push_back({std::string("thread A ") + names[i], A[i]});
+    obsBase.push_back({std::string("thread B ") + names[i], B[i]});
+  }
+  for (size_t i = 0; i < events.size(); ++i) {
+    for (size_t j = i; j < events.size(); ++j) {
+      const Event &a = *events[i], &b = *events[j];
+      if (a.mem != b.mem)
+        continue;
+      if (a.kind == Event::Read && b.kind == Event::Read)
+        continue;
+      if (a.kind == Event::Atomic && b.kind == Event::Atomic)
+        continue;
+      const MemInfo &mi = mems.at(a.mem);
+      z3::expr pa = renamed(a.pc, a.iters, "@A"), pb = renamed(b.pc, b.iters, "@B");
+      z3::expr same = z.bool_val(true);
+      std::vector<Observable> obs = obsBase;
+      for (size_t d = 0; d < a.idx.size(); ++d) {
+        z3::expr ia = renamed(a.idx[d], a.iters, "@A");
+        same = same && ia == renamed(b.idx[d], b.iters, "@B");
+        obs.push_back({mi.name + " index " + std::to_string(d), ia});
+      }
+      z3::expr ranges = threadRange(A) && threadRange(B);
+      for (unsigned k : a.iters)
+        ranges = ranges && renamed(iterRange[k], {}, "@A");
+      for (unsigned k : b.iters)
+        ranges = ranges && renamed(iterRange[k], {}, "@B");
+      z3::expr concurrent = (sameBlock && z.bool_val(a.interval == b.interval));
+      if (!mi.shared)
+        concurrent = concurrent || !sameBlock;
+      Obligation o;
+      o.id = "race";
+      o.loc = b.loc;
+      bool ww = a.kind != Event::Read && b.kind != Event::Read;
+      o.message = "no two threads access the same element of '" + mi.name + "' concurrently";
+      o.failMessage = std::string("data race on ") + (mi.shared ? "shared '" : "global '") + mi.name + "': " +
+                      (ww ? "two threads write" : "one thread writes and another reads") +
+                      " the same element without a barrier between them (other access at line " +
+                      std::to_string(a.loc.line) + ")";
+      o.assumptions = {ranges, pa, pb, same, concurrent, !sameThread};
+      o.goal = z.bool_val(false);
+      o.observables = obs;
+      obligations.push_back(o);
+      // Out buffers: every element written exactly once, also by one thread.
+      if (ww && !mi.shared && mi.access == "out" && (i != j || !a.iters.empty())) {
+        Obligation u;
+        u.id = "coverage";
+        u.loc = b.loc;
+        u.message = "each element of '" + mi.name + "' is written at most once";
+        u.failMessage = "an element of out buffer '" + mi.name + "' is written more than once by one thread";
+        z3::expr differentIter = z.bool_val(i != j);
+        for (unsigned k : a.iters)
+          differentIter = differentIter || renamed(iterVars[k], {}, "@A") != renamed(iterVars[k], {}, "@B");
+        u.assumptions = {ranges, pa, pb, same, sameThread, differentIter};
+        u.goal = z.bool_val(false);
+        u.observables = obs;
+        obligations.push_back(u);
+      }
+    }
+  }
+}
+
+void SymExec::finalState() {
+  std::map<const void *, std::vector<const Event *>> writes;
+  std::set<const void *> atomic;
+  for (auto &e : events) {
+    if (e->kind == Event::Write)
+      writes[e->mem].push_back(e.get());
+    if (e->kind == Event::Atomic)
+      atomic.insert(e->mem);
+  }
+  for (auto &[mem, mi] : mems) {
+    if (mi.shared || mi.access == "in")
+      continue;
+    if (atomic.count(mem)) {
+      // Atomic updates: the final contents are not modelled (the state after
+      // the last atomic is arbitrary).
+      continue;
+    }
+    auto it = writes.find(mem);
+    state[mem] = it == writes.end() ? entryState.at(mem)
+                                    : mergeNode(mem, entryState.at(mem), it->second, {0, 1, 2, 3, 4, 5});
+  }
+}
+
+void SymExec::finalChecks() {
+  if (mode == FloatMode::Exact) {
+    checkUniformity();
+    raceChecks();
+  }
+  finalState();
+  z3::expr savedPc = pc;
+  pc = z.bool_val(true);
+  // Coverage: every element of every out region is written.
+  if (mode == FloatMode::Exact) {
+    for (auto &[mem, mi] : mems) {
+      if (mi.shared || mi.access != "out")
+        continue;
+      std::vector<z3::expr> j;
+      z3::expr region = z.bool_val(true);
+      std::vector<Observable> obs;
+      for (size_t d = 0; d < mi.dims.size(); ++d) {
+        j.push_back(fresh(mi.name + "_index", z.int_sort()));
+        z3::expr lo = mi.hasWrites ? mi.writes[d].first : z.int_val(0);
+        z3::expr hi = mi.hasWrites ? mi.writes[d].second : mi.dims[d];
+        region = region && j[d] >= lo && j[d] < hi;
+        obs.push_back({"index " + std::to_string(d) + " of " + mi.name, j[d]});
+      }
+      z3::expr cov = z.bool_val(false);
+      for (auto &e : events) {
+        if (e->mem != mem || e->kind == Event::Read)
+          continue;
+        std::vector<z3::expr> from, to;
+        if (!witness(*e, {0, 1, 2, 3, 4, 5}, j, from, to)) {
+          unsupported(nullptr, "cannot tell which thread writes '" + mi.name + "'");
+          return;
+        }
+        cov = cov || covered(*e, from, to, j);
+      }
+      Obligation o;
+      o.id = "coverage";
+      o.loc = srcLoc(kernel.getLoc());
+      o.message = "every element of out buffer '" + mi.name + "' is written";
+      o.failMessage = "no thread writes this element of out buffer '" + mi.name + "'";
+      o.assumptions = {region};
+      o.goal = cov;
+      o.observables = obs;
+      obligations.push_back(o);
+    }
+  }
+  // Postconditions.
+  for (Operation &op : kernel.getBody().front()) {
+    auto ens = dyn_cast<EnsuresOp>(op);
+    if (!ens || ens.getApprox() != (mode == FloatMode::Real))
+      continue;
+    std::vector<z3::expr> extra;
+    std::vector<Observable> obs;
+    z3::expr g = evalGoal(ens.getCond(), extra, obs);
+    addObligation("postcondition", ens.getLoc(), "the postcondition holds",
+                  "the postcondition may not hold", g, extra, obs);
+    if (ens.getApprox()) {
+      // Rounding depth of the values the code wrote: the depth of the
+      // deepest chain of float operations in the final state read here.
+      std::function<int(const z3::expr &, std::map<unsigned, int> &)> depth =
+          [&](const z3::expr &t, std::map<unsigned, int> &memo) -> int {
+        if (!t.is_app())
+          return 0;
+        unsigned id = Z3_get_ast_id(z, t);
+        auto it = memo.find(id);
+        if (it != memo.end())
+          return it->second;
+        int d = 0;
+        for (unsigned i = 0; i < t.num_args(); ++i)
+          d = std::max(d, depth(t.arg(i), memo));
+        Z3_decl_kind k = t.decl().decl_kind();
+        if (t.is_real() && (k == Z3_OP_ADD || k == Z3_OP_SUB || k == Z3_OP_MUL || k == Z3_OP_DIV))
+          d += 1;
+        memo[id] = d;
+        return d;
+      };
+      int d = 0;
+      std::map<unsigned, int> memo;
+      for (auto &e : events)
+        if (e->kind == Event::Write && e->value && !mems.at(e->mem).shared)
+          d = std::max(d, depth(*e->value, memo));
+      SrcLoc s = srcLoc(ens.getLoc());
+      tolerances.push_back({s.file + ":" + std::to_string(s.line) + ":" + std::to_string(s.col), d});
+    }
+  }
+  pc = savedPc;
+}

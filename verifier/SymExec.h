@@ -1,0 +1,201 @@
+//===- SymExec.h - Symbolic execution of one kuiper kernel ------*- C++ -*-===//
+//
+// Executes a kernel for one symbolic thread T = (tid, bid, loop iterations)
+// and records what it did: memory events, barriers, collectives and proof
+// obligations. Floats are IEEE (Z3 floating point) in Exact mode and reals in
+// Real mode (for `approx` clauses). See docs/verification.md.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KUIPER_VERIFIER_SYMEXEC_H
+#define KUIPER_VERIFIER_SYMEXEC_H
+
+#include "kuiper/Dialect/Kuiper.h"
+
+#include <z3++.h>
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace kuiper::verifier {
+
+enum class FloatMode { Exact, Real };
+
+/// A source location for reports.
+struct SrcLoc {
+  std::string file;
+  int line = 0, col = 0;
+};
+SrcLoc srcLoc(mlir::Location loc);
+
+/// A named value shown in counterexamples.
+struct Observable {
+  std::string name;
+  z3::expr term;
+};
+
+/// One proof obligation: under `assumptions`, `goal` must hold.
+struct Obligation {
+  std::string id;
+  SrcLoc loc;
+  std::string message;     ///< what is proven
+  std::string failMessage; ///< what a counterexample means
+  std::vector<z3::expr> assumptions;
+  std::optional<z3::expr> goal;
+  std::vector<Observable> observables;
+  std::string unsupported; ///< non-empty: cannot be checked (verdict unknown)
+  bool lemma = false;      ///< a modelling lemma: failure means "unknown"
+};
+
+/// A memory access of the symbolic thread.
+struct Event {
+  enum Kind { Read, Write, Atomic } kind;
+  const void *mem = nullptr;
+  std::vector<z3::expr> idx;
+  std::optional<z3::expr> value;
+  z3::expr pc;
+  unsigned interval = 0;
+  std::vector<unsigned> iters; ///< iteration variables in scope
+  SrcLoc loc;
+  unsigned order = 0;
+};
+
+/// The state of one memory (buffer or shared array) as a chain of nodes.
+struct MemNode {
+  enum Kind { Base, Store, Merge } kind;
+  std::shared_ptr<MemNode> prev;
+  // Base: f(block vars if perBlock, idx...)
+  std::optional<z3::func_decl> fn;
+  bool perBlock = false;
+  // Store (one thread's own store in the current interval)
+  std::optional<z3::expr> cond, value;
+  std::vector<z3::expr> idx;
+  // Merge: writes of one interval (or the whole kernel) by all threads whose
+  // variables in `free` are chosen by witnesses.
+  std::vector<const Event *> events;
+  std::vector<std::vector<z3::expr>> witnessFrom, witnessTo; // per event (filled lazily)
+  std::vector<unsigned> freeThreadVars; ///< indices into thread vars (0..5)
+  unsigned id = 0;
+};
+using MemRef = std::shared_ptr<MemNode>;
+
+/// Description of one memory of the kernel.
+struct MemInfo {
+  std::string name;
+  bool shared = false;
+  std::string access; ///< in/out/inout for buffers
+  std::vector<z3::expr> dims;
+  std::vector<std::pair<z3::expr, z3::expr>> reads, writes; ///< contract boxes (flattened per dim)
+  bool hasReads = false, hasWrites = false;
+  mlir::Type elemType;
+};
+
+class SymExec {
+public:
+  SymExec(z3::context &z, mlir::ModuleOp module, kuiper::KernelOp kernel, FloatMode mode);
+
+  /// Runs the kernel body. Returns false on an internal/unsupported error
+  /// (recorded as an obligation with `unsupported`).
+  void run();
+
+  std::vector<Obligation> obligations;
+  std::set<std::string> trusted;
+  std::vector<std::pair<std::string, int>> tolerances; ///< clause loc, depth
+
+private:
+  friend class KernelVerifier;
+  z3::context &z;
+  kuiper::KernelOp kernel;
+  FloatMode mode;
+  int64_t block[3];
+
+  // Thread model.
+  std::vector<z3::expr> threadVars; ///< tid.x tid.y tid.z bid.x bid.y bid.z
+  std::vector<z3::expr> grid;       ///< grid dims
+  std::vector<z3::expr> iterVars;   ///< iteration variables of abstract loops
+  std::vector<z3::expr> iterRange;  ///< range constraint of each iteration var
+  std::vector<unsigned> iterScope;  ///< iteration vars currently in scope
+  std::vector<z3::expr> globalAssumptions; ///< requires, param ranges, grid limits
+  std::vector<Observable> params;
+
+  // Values.
+  std::unordered_map<const void *, z3::expr> env;
+  std::unordered_map<const void *, z3::expr> locals;
+  std::map<const void *, MemInfo> mems;
+  std::map<const void *, MemRef> state;         ///< current state of each memory
+  std::map<const void *, MemRef> intervalStart; ///< state at the last barrier
+  std::vector<std::unique_ptr<Event>> events;
+  z3::expr pc;
+  unsigned interval = 0;
+  unsigned nodeIds = 0;
+  unsigned freshIds = 0;
+  bool inSpec = false;
+  bool oldState = false; ///< evaluating inside kuiper.old
+  std::map<const void *, MemRef> entryState;
+  std::vector<std::pair<z3::expr, SrcLoc>> barriers;   ///< pc at each barrier
+  std::vector<std::pair<z3::expr, SrcLoc>> collectives; ///< pc at mask-less collectives
+  std::unordered_map<std::string, z3::expr> readMemo;
+  std::string unsupportedReason;
+  SrcLoc unsupportedLoc;
+
+  // Helpers.
+  z3::sort floatSort(mlir::Type t);
+  z3::sort sortOf(mlir::Type t);
+  z3::expr fresh(const std::string &name, z3::sort s);
+  z3::expr havoc(const std::string &name, z3::sort s);
+  z3::expr linear() const;
+  z3::expr threadRange(const std::vector<z3::expr> &tv) const;
+  z3::expr inRangeAll() const;
+  void unsupported(mlir::Operation *op, const std::string &why);
+  void addObligation(const std::string &id, mlir::Location loc, const std::string &msg,
+                     const std::string &failMsg, z3::expr goal,
+                     std::vector<z3::expr> extra = {}, std::vector<Observable> obs = {});
+
+  // Execution.
+  void execBlock(mlir::Block &block);
+  void execOp(mlir::Operation &op);
+  z3::expr get(mlir::Value v);
+  void set(mlir::Value v, z3::expr e);
+  z3::expr evalRegion(mlir::Region &r, const std::vector<z3::expr> &args = {});
+  z3::expr evalGoal(mlir::Region &r, std::vector<z3::expr> &extra, std::vector<Observable> &obs);
+  z3::expr evalYielded(mlir::Value v, std::vector<z3::expr> &extra, std::vector<Observable> &obs);
+  void execIf(mlir::scf::IfOp op);
+  void execFor(kuiper::ForOp op);
+  void execWhile(kuiper::WhileOp op);
+  void execBarrier(kuiper::BarrierOp op);
+  void execAccess(mlir::Operation *op, mlir::Value ref, mlir::ValueRange indices,
+                  Event::Kind kind, std::optional<z3::expr> value, mlir::Value result);
+  z3::expr intOp(mlir::Operation &op);
+  z3::expr floatOp(mlir::Operation &op);
+  z3::expr mathFn(const std::string &name, mlir::Type t, std::vector<z3::expr> args);
+  z3::expr shuffle(kuiper::ShuffleOp op);
+  z3::expr floatConst(mlir::FloatAttr a);
+  z3::expr sumOp(kuiper::SumOp op);
+  void checkOverflow(mlir::Operation &op, z3::expr r, unsigned width, bool isSigned);
+  void checkUniformity();
+
+  // Memory.
+  z3::expr read(const MemRef &m, const std::vector<z3::expr> &idx);
+  MemRef mergeNode(const void *mem, MemRef prev, const std::vector<const Event *> &evs,
+                   const std::vector<unsigned> &freeThreadVars);
+  bool witness(const Event &e, const std::vector<unsigned> &freeThreadVars,
+               const std::vector<z3::expr> &target, std::vector<z3::expr> &from,
+               std::vector<z3::expr> &to);
+  z3::expr covered(const Event &e, const std::vector<z3::expr> &from,
+                   const std::vector<z3::expr> &to, const std::vector<z3::expr> &target);
+
+  // Kernel-level checks after execution.
+  void finalChecks();
+  void raceChecks();
+  void finalState();
+  z3::expr renamed(z3::expr e, const std::vector<unsigned> &iters, const std::string &suffix);
+  std::vector<z3::expr> renamedThread(const std::string &suffix) const;
+};
+
+} // namespace kuiper::verifier
+
+#endif

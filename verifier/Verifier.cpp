@@ -1,0 +1,350 @@
+//===- Verifier.cpp - Obligations of every kernel, discharged by Z3 -------===//
+#include "verifier/Verifier.h"
+#include "verifier/SymExec.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/SHA256.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <mutex>
+#include <sstream>
+#include <thread>
+
+using namespace mlir;
+using namespace kuiper;
+using namespace kuiper::verifier;
+
+namespace {
+
+double msSince(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+std::string cacheDirectory(const VerifyOptions &opts) {
+  if (!opts.cacheDir.empty())
+    return opts.cacheDir;
+  if (const char *x = std::getenv("KUIPER_CACHE_DIR"))
+    return x;
+  if (const char *x = std::getenv("XDG_CACHE_HOME"))
+    return std::string(x) + "/kuiper";
+  if (const char *h = std::getenv("HOME"))
+    return std::string(h) + "/.cache/kuiper";
+  return "";
+}
+
+std::string hexHash(const std::string &text) {
+  auto h = llvm::SHA256::hash(llvm::arrayRefFromStringRef(text));
+  std::string out;
+  for (uint8_t b : h) {
+    static const char *d = "0123456789abcdef";
+    out += d[b >> 4];
+    out += d[b & 15];
+  }
+  return out;
+}
+
+/// Collects applications of uninterpreted functions of arity >= 1 whose
+/// name is a memory (the input values involved in a counterexample).
+void collectReads(const z3::expr &e, std::set<unsigned> &seen, std::vector<z3::expr> &out,
+                  const std::set<std::string> &memNames) {
+  if (!e.is_app())
+    return;
+  unsigned id = Z3_get_ast_id(e.ctx(), e);
+  if (!seen.insert(id).second)
+    return;
+  if (e.num_args() > 0 && e.decl().decl_kind() == Z3_OP_UNINTERPRETED &&
+      memNames.count(e.decl().name().str()))
+    out.push_back(e);
+  for (unsigned i = 0; i < e.num_args(); ++i)
+    collectReads(e.arg(i), seen, out, memNames);
+}
+
+std::string valueText(const z3::expr &v) {
+  if (v.is_fpa()) {
+    // Render as a decimal via the real value where finite.
+    z3::context &c = v.ctx();
+    z3::expr isNan(c, Z3_mk_fpa_is_nan(c, v)), isInf(c, Z3_mk_fpa_is_infinite(c, v)),
+        isNeg(c, Z3_mk_fpa_is_negative(c, v)), isZero(c, Z3_mk_fpa_is_zero(c, v));
+    if (isNan.simplify().is_true())
+      return "NaN";
+    if (isInf.simplify().is_true())
+      return isNeg.simplify().is_true() ? "-inf" : "inf";
+    if (isZero.simplify().is_true())
+      return isNeg.simplify().is_true() ? "-0.0" : "0.0";
+    z3::expr r(c, Z3_mk_fpa_to_real(c, v));
+    std::string s = r.simplify().get_decimal_string(9);
+    if (!s.empty() && s.back() == '?')
+      s.pop_back();
+    return s;
+  }
+  if (v.is_real()) {
+    std::string s = v.get_decimal_string(9);
+    if (!s.empty() && s.back() == '?')
+      s.pop_back();
+    return s;
+  }
+  return v.to_string();
+}
+
+std::string readName(const z3::expr &app, const z3::model &m) {
+  std::string s = app.decl().name().str() + "[";
+  for (unsigned i = 0; i < app.num_args(); ++i)
+    s += (i ? ", " : "") + m.eval(app.arg(i), true).to_string();
+  return s + "]";
+}
+
+struct KernelRun {
+  std::unique_ptr<SymExec> exec;
+  FloatMode mode;
+};
+
+} // namespace
+
+namespace kuiper::verifier {
+/// Verifies one kernel: builds obligations in both float modes and solves them.
+class KernelVerifier {
+public:
+  KernelVerifier(ModuleOp module, KernelOp kernel, const VerifyOptions &opts)
+      : module(module), kernel(kernel), opts(opts) {}
+
+  KernelReport run() {
+    auto t0 = std::chrono::steady_clock::now();
+    KernelReport rep;
+    rep.name = kernel.getSymName().str();
+    z3::context z;
+    try {
+      bool approx = false;
+      kernel.walk([&](Operation *op) {
+        if (auto e = dyn_cast<EnsuresOp>(op); e && e.getApprox())
+          approx = true;
+        if (auto b = dyn_cast<BarrierOp>(op); b && b.getApprox())
+          approx = true;
+        if (auto i = dyn_cast<InvariantOp>(op); i && i.getApprox())
+          approx = true;
+        if (auto a = dyn_cast<AssertOp>(op); a && a.getApprox())
+          approx = true;
+      });
+      std::vector<FloatMode> modes = {FloatMode::Exact};
+      if (approx)
+        modes.push_back(FloatMode::Real);
+      std::set<std::string> trusted;
+      for (FloatMode m : modes) {
+        SymExec ex(z, module, kernel, m);
+        ex.run();
+        for (auto &t : ex.trusted)
+          trusted.insert(t);
+        if (!ex.unsupportedReason.empty()) {
+          CheckResult c;
+          c.id = "unsupported";
+          c.status = "unknown";
+          c.file = ex.unsupportedLoc.file;
+          c.line = ex.unsupportedLoc.line;
+          c.col = ex.unsupportedLoc.col;
+          if (c.file.empty()) {
+            SrcLoc k = srcLoc(kernel.getLoc());
+            c.file = k.file;
+            c.line = k.line;
+            c.col = k.col;
+          }
+          c.message = "not verified: " + ex.unsupportedReason;
+          rep.checks.push_back(c);
+          continue;
+        }
+        for (auto &[clause, depth] : ex.tolerances) {
+          Tolerance t;
+          t.clause = clause;
+          t.depth = depth;
+          double u = std::ldexp(1.0, -24);
+          t.relative = depth * u / (1 - depth * u);
+          char buf[160];
+          snprintf(buf, sizeof buf, "|y - exact| <= %.3g * sum|terms| (f32, rounding depth %d)",
+                   t.relative, depth);
+          t.bound = buf;
+          rep.tolerances.push_back(t);
+        }
+        if (m == FloatMode::Real)
+          trusted.insert("approx clauses: proven over the reals assuming finite inputs; "
+                         "rounding bound reported per clause");
+        solveAll(z, ex, rep);
+      }
+      rep.trusted.assign(trusted.begin(), trusted.end());
+    } catch (z3::exception &e) {
+      CheckResult c;
+      c.id = "internal";
+      c.status = "unknown";
+      c.message = std::string("solver error: ") + e.msg();
+      rep.checks.push_back(c);
+    }
+    bool failed = false, unknown = false;
+    for (auto &c : rep.checks) {
+      failed |= c.status == "failed";
+      unknown |= c.status == "unknown";
+    }
+    rep.verdict = failed ? "failed" : unknown ? "unknown" : "verified";
+    rep.timeMs = msSince(t0);
+    return rep;
+  }
+
+private:
+  ModuleOp module;
+  KernelOp kernel;
+  const VerifyOptions &opts;
+
+  void solveAll(z3::context &z, SymExec &ex, KernelReport &rep) {
+    std::set<std::string> memNames;
+    for (auto &[k, mi] : ex.mems)
+      memNames.insert(mi.name);
+    std::string dir = opts.useCache ? cacheDirectory(opts) : "";
+    if (!dir.empty())
+      llvm::sys::fs::create_directories(dir);
+    // Build every query first, then solve them on worker threads, each with
+    // its own context (Z3 contexts are not thread-safe).
+    struct Job {
+      std::string smt, hash;
+      std::string status = "unknown";
+      double ms = 0;
+    };
+    std::vector<Job> jobs(ex.obligations.size());
+    for (size_t i = 0; i < ex.obligations.size(); ++i) {
+      Obligation &o = ex.obligations[i];
+      z3::solver s(z);
+      for (auto &a : ex.globalAssumptions)
+        s.add(a);
+      for (auto &a : o.assumptions)
+        s.add(a);
+      s.add(!*o.goal);
+      jobs[i].smt = s.to_smt2();
+      jobs[i].hash = hexHash(jobs[i].smt);
+      rep.obligations++;
+    }
+    unsigned n = opts.jobs ? opts.jobs : std::max(1u, std::thread::hardware_concurrency());
+    std::atomic<size_t> next{0};
+    auto worker = [&]() {
+      while (true) {
+        size_t i = next++;
+        if (i >= jobs.size())
+          return;
+        Job &j = jobs[i];
+        auto t0 = std::chrono::steady_clock::now();
+        std::string cacheFile = dir.empty() ? "" : dir + "/" + j.hash;
+        if (!cacheFile.empty() && llvm::sys::fs::exists(cacheFile)) {
+          j.status = "proved";
+          j.ms = msSince(t0);
+          continue;
+        }
+        try {
+          z3::context c;
+          z3::solver s(c);
+          z3::params p(c);
+          p.set("timeout", opts.timeoutMs);
+          s.set(p);
+          s.from_string(j.smt.c_str());
+          z3::check_result r = s.check();
+          j.status = r == z3::unsat ? "proved" : r == z3::sat ? "failed" : "unknown";
+        } catch (z3::exception &) {
+          j.status = "unknown";
+        }
+        j.ms = msSince(t0);
+        if (j.status == "proved" && !cacheFile.empty()) {
+          std::ofstream f(cacheFile);
+          f << "unsat\n";
+        }
+      }
+    };
+    std::vector<std::thread> threads;
+    for (unsigned t = 1; t < n && t < jobs.size(); ++t)
+      threads.emplace_back(worker);
+    worker();
+    for (auto &t : threads)
+      t.join();
+
+    std::set<std::string> seen;
+    for (size_t i = 0; i < ex.obligations.size(); ++i) {
+      Obligation &o = ex.obligations[i];
+      CheckResult c;
+      c.id = o.id;
+      c.file = o.loc.file;
+      c.line = o.loc.line;
+      c.col = o.loc.col;
+      c.timeMs = jobs[i].ms;
+      c.status = jobs[i].status;
+      c.message = o.message;
+      if (opts.keepSMT)
+        c.smt = jobs[i].smt;
+      if (c.status == "failed" && o.lemma)
+        c.status = "unknown";
+      if (c.status == "failed") {
+        c.message = o.failMessage;
+        counterexample(z, ex, o, c, memNames);
+      } else if (c.status == "unknown") {
+        c.message = (o.lemma ? o.failMessage : "could not decide: " + o.message) +
+                    " (solver gave up or timed out)";
+      }
+      std::string k = c.id + "|" + c.location() + "|" + c.status + "|" + c.message + "|" + c.explanation;
+      if (c.status == "proved" && !seen.insert(k).second)
+        continue;
+      if (c.status != "proved" && !seen.insert(k).second)
+        continue;
+      rep.checks.push_back(c);
+    }
+  }
+
+  void counterexample(z3::context &z, SymExec &ex, Obligation &o, CheckResult &c,
+                      const std::set<std::string> &memNames) {
+    z3::solver s(z);
+    z3::params p(z);
+    p.set("timeout", opts.timeoutMs);
+    s.set(p);
+    for (auto &a : ex.globalAssumptions)
+      s.add(a);
+    for (auto &a : o.assumptions)
+      s.add(a);
+    z3::expr neg = !*o.goal;
+    s.add(neg);
+    if (s.check() != z3::sat)
+      return;
+    z3::model m = s.get_model();
+    for (auto &pr : ex.params)
+      c.counterexample.push_back({pr.name, valueText(m.eval(pr.term, true))});
+    for (auto &ob : o.observables)
+      c.counterexample.push_back({ob.name, valueText(m.eval(ob.term, true))});
+    std::set<unsigned> seen;
+    std::vector<z3::expr> reads;
+    for (auto &a : o.assumptions)
+      collectReads(a, seen, reads, memNames);
+    collectReads(*o.goal, seen, reads, memNames);
+    std::set<std::string> shown;
+    for (auto &r : reads) {
+      if (shown.size() >= 8)
+        break;
+      std::string name = readName(r, m);
+      if (!shown.insert(name).second)
+        continue;
+      c.counterexample.push_back({name, valueText(m.eval(r, true))});
+    }
+    if (o.id == "coverage" && !o.observables.empty()) {
+      std::string el;
+      for (auto &ob : o.observables)
+        el += (el.empty() ? "" : ", ") + valueText(m.eval(ob.term, true));
+      std::string mem = o.failMessage.substr(o.failMessage.find('\'') + 1);
+      mem = mem.substr(0, mem.find('\''));
+      c.explanation = "no thread writes " + mem + "[" + el + "]: its value is whatever the buffer held before the launch";
+    }
+  }
+};
+} // namespace kuiper::verifier
+
+Report kuiper::verifyModule(ModuleOp module, const VerifyOptions &opts) {
+  Report r;
+  module.walk([&](KernelOp k) {
+    KernelVerifier v(module, k, opts);
+    r.kernels.push_back(v.run());
+  });
+  return r;
+}
