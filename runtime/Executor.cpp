@@ -150,14 +150,17 @@ Result<LaunchInfo> Executor::allocateBuffers(const Module &module,
                                              const std::string &kernel,
                                              Args &args) const {
   Result<LaunchInfo> info = describe(module, kernel, args);
-  if (!info)
+  if (!info || !info->requiresHold)
     return info;
   for (auto &[name, dims] : info->bufferDims) {
     if (args.buffer(name))
       continue;
     int64_t n = 1;
-    for (int64_t d : dims)
+    for (int64_t d : dims) {
+      if (d < 0)
+        return Error{"buffer '" + name + "' gets a negative dimension", 2};
       n *= d;
+    }
     if (n > (int64_t(1) << 31))
       return Error{"buffer '" + name + "' would hold " + std::to_string(n) +
                        " elements",

@@ -1033,6 +1033,26 @@ static double fmaxnum(double a, double b) {
   return a > b ? a : b;
 }
 
+/// How a false comparison in a clause reads: "y[3] = 1.5, expected 2" for
+/// equalities, "n = -3, not sge 0" otherwise.
+static std::string failText(Ctx &c, Operation *op, const Val &a, const Val &b,
+                            bool equality, const std::string &pred) {
+  Value lhsV = op->getOperand(0);
+  std::string lhs;
+  auto it = c.loadDesc.find(lhsV);
+  if (it != c.loadDesc.end()) {
+    lhs = it->second;
+  } else if (auto arg = dyn_cast<BlockArgument>(lhsV)) {
+    if (auto k = dyn_cast<KernelOp>(arg.getOwner()->getParentOp()))
+      lhs = cast<StringAttr>(k.getArgNames()[arg.getArgNumber()]).str();
+  }
+  if (lhs.empty())
+    lhs = "lhs";
+  if (equality)
+    return lhs + " = " + fmtVal(a) + ", expected " + fmtVal(b);
+  return lhs + " = " + fmtVal(a) + ", not " + pred + " " + fmtVal(b);
+}
+
 bool Interp::execArith(Operation *op, OpCode oc, Ctx &c) {
   Val a, b, z;
   unsigned nops = op->getNumOperands();
@@ -1170,9 +1190,9 @@ bool Interp::execArith(Operation *op, OpCode oc, Ctx &c) {
     case P::uge: r = ua >= ub; break;
     }
     if (!r && c.spec) {
-      auto it = c.loadDesc.find(op->getOperand(0));
-      std::string lhs = it != c.loadDesc.end() ? it->second : "lhs";
-      c.lastFail = lhs + " = " + fmtVal(a) + ", expected " + fmtVal(b);
+      auto pred = cast<arith::CmpIOp>(op).getPredicate();
+      c.lastFail = failText(c, op, a, b, pred == arith::CmpIPredicate::eq,
+                            arith::stringifyCmpIPredicate(pred).str());
     }
     z = mkBool(r);
     break;
@@ -1204,9 +1224,11 @@ bool Interp::execArith(Operation *op, OpCode oc, Ctx &c) {
     case P::AlwaysTrue: r = true; break;
     }
     if (!r && c.spec) {
-      auto it = c.loadDesc.find(op->getOperand(0));
-      std::string lhs = it != c.loadDesc.end() ? it->second : "lhs";
-      c.lastFail = lhs + " = " + fmtVal(a) + ", expected " + fmtVal(b);
+      auto pred = cast<arith::CmpFOp>(op).getPredicate();
+      c.lastFail = failText(c, op, a, b,
+                            pred == arith::CmpFPredicate::OEQ ||
+                                pred == arith::CmpFPredicate::UEQ,
+                            arith::stringifyCmpFPredicate(pred).str());
       if (c.approx)
         c.lastFail += " (tolerance " + fmtDouble(eps, true) + ")";
     }

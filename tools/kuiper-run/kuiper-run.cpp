@@ -1,0 +1,459 @@
+//===- kuiper-run.cpp - Run a Kuiper kernel on the CPU executor or a GPU ---===//
+//
+//   kuiper-run FILE [--kernel K] [--set n=1000 ...] [--seed S]
+//              [--inputs random|edge] [--device cpu|cuda]
+//              [--schedule inorder|reverse|random] [--check] [--json]
+//
+// FILE is `.kp` source (compiled with kuiper::Compiler, verification off) or
+// kuiper IR (`.mlir`). Exit status: 0 ran (and, with --check, no violation),
+// 1 a dynamic check failed, 2 bad input, 3 internal error.
+//
+//===----------------------------------------------------------------------===//
+#include "kuiper/Compiler.h"
+#include "kuiper/Device.h"
+#include "kuiper/Executor.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <limits>
+#include <random>
+#include <sstream>
+
+using namespace kuiper;
+
+namespace {
+
+struct Options {
+  std::string file, kernel, inputs = "random", device = "cpu";
+  std::vector<std::pair<std::string, std::string>> sets;
+  uint64_t seed = 1;
+  ExecOptions::Schedule schedule = ExecOptions::InOrder;
+  bool check = false, json = false;
+};
+
+void usage() {
+  std::cerr
+      << "usage: kuiper-run FILE [--kernel K] [--set NAME=VALUE ...] [--seed S]\n"
+         "                  [--inputs random|edge] [--device cpu|cuda]\n"
+         "                  [--schedule inorder|reverse|random] [--check] [--json]\n";
+}
+
+int bad(const std::string &msg) {
+  std::cerr << "kuiper-run: error: " << msg << "\n";
+  return 2;
+}
+
+std::string jsonStr(const std::string &s) {
+  std::string o = "\"";
+  for (char c : s) {
+    switch (c) {
+    case '"': o += "\\\""; break;
+    case '\\': o += "\\\\"; break;
+    case '\n': o += "\\n"; break;
+    case '\t': o += "\\t"; break;
+    default:
+      if ((unsigned char)c < 0x20) {
+        char b[8];
+        std::snprintf(b, sizeof b, "\\u%04x", c);
+        o += b;
+      } else {
+        o += c;
+      }
+    }
+  }
+  return o + "\"";
+}
+
+bool isFloatType(const std::string &t) {
+  return t == "f16" || t == "bf16" || t == "f32" || t == "f64";
+}
+
+/// Parses a --set value for a parameter of type `type`.
+bool parseScalar(const std::string &type, const std::string &text, ScalarValue &v) {
+  char *end = nullptr;
+  if (type == "bool" || type == "i1") {
+    if (text == "true" || text == "1")
+      v = true;
+    else if (text == "false" || text == "0")
+      v = false;
+    else
+      return false;
+    return true;
+  }
+  if (isFloatType(type)) {
+    double d = std::strtod(text.c_str(), &end);
+    if (end == text.c_str() || *end)
+      return false;
+    v = d;
+    return true;
+  }
+  long long x = std::strtoll(text.c_str(), &end, 0);
+  if (end == text.c_str() || *end)
+    return false;
+  v = (int64_t)x;
+  return true;
+}
+
+double edgeFloat(std::mt19937_64 &rng, const std::string &t) {
+  static const double f32Edges[] = {
+      0.0, -0.0, INFINITY, -INFINITY, NAN, 1.4e-45, -1.4e-45, 1.0e-40,
+      1.17549435e-38, 3.0e38, -3.0e38, 1e-30, 1.0, -1.0, 65504.0};
+  static const double f64Edges[] = {
+      0.0, -0.0, INFINITY, -INFINITY, NAN, 4.9e-324, -4.9e-324, 1e-310,
+      2.2250738585072014e-308, 1.7e308, -1.7e308, 1e-300, 1.0, -1.0};
+  std::uniform_real_distribution<double> u(-2.0, 2.0);
+  if (rng() % 2)
+    return u(rng);
+  if (t == "f64")
+    return f64Edges[rng() % (sizeof f64Edges / sizeof(double))];
+  return f32Edges[rng() % (sizeof f32Edges / sizeof(double))];
+}
+
+void fillInputs(Args &args, const KernelInfo &k, const std::string &mode,
+                uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(-2.0, 2.0);
+  for (const ParamInfo &p : k.params) {
+    if (p.kind != ParamInfo::Buffer || p.access == "out")
+      continue;
+    HostBuffer *b = args.buffer(p.name);
+    if (!b)
+      continue;
+    int64_t n = b->numElements();
+    for (int64_t i = 0; i < n; ++i) {
+      if (isFloatType(b->elemType)) {
+        b->set(i, mode == "edge" ? edgeFloat(rng, b->elemType) : u(rng));
+      } else if (b->elemType == "bool") {
+        b->set(i, rng() % 2);
+      } else if (mode == "edge" && rng() % 2) {
+        static const int64_t e32[] = {0, -1, 1, 2147483647, -2147483647 - 1};
+        static const int64_t e64[] = {0, -1, 1, std::numeric_limits<int64_t>::max(),
+                                      std::numeric_limits<int64_t>::min()};
+        int64_t v = b->elemType == "i64" || b->elemType == "u64" ? e64[rng() % 5]
+                                                                 : e32[rng() % 5];
+        if (b->elemType == "i64" || b->elemType == "u64")
+          std::memcpy(b->bytes.data() + i * 8, &v, 8);
+        else
+          b->set(i, (double)v);
+      } else {
+        b->set(i, (double)((int64_t)(rng() % 201) - 100));
+      }
+    }
+  }
+}
+
+/// Picks small scalar values satisfying `requires` for unset parameters.
+bool chooseScalars(const Module &m, const KernelInfo &k, Args &args,
+                   std::vector<std::string> &chosen, std::string &why) {
+  std::vector<const ParamInfo *> ints;
+  for (const ParamInfo &p : k.params) {
+    if (p.kind != ParamInfo::Scalar || args.scalar(p.name))
+      continue;
+    if (isFloatType(p.type)) {
+      args.set(p.name, 1.5);
+      chosen.push_back(p.name + "=1.5");
+    } else if (p.type == "bool" || p.type == "i1") {
+      args.set(p.name, true);
+      chosen.push_back(p.name + "=true");
+    } else {
+      ints.push_back(&p);
+    }
+  }
+  if (ints.empty())
+    return true;
+  static const int64_t cands[] = {1000, 257, 256, 100, 64, 33, 32, 16, 8, 4, 2, 1, 0};
+  const size_t nc = sizeof cands / sizeof cands[0];
+  Executor ex;
+  auto fits = [&](Args &trial) {
+    Result<LaunchInfo> info = ex.describe(m, k.name, trial);
+    if (!info || !info->requiresHold)
+      return false;
+    int64_t total = 0;
+    for (auto &[name, dims] : info->bufferDims) {
+      int64_t n = 1;
+      for (int64_t d : dims)
+        n *= d;
+      total += n;
+    }
+    return total <= (int64_t(1) << 24) && info->numBlocks() <= (1 << 16);
+  };
+  // Uniform assignments first, then combinations (up to 3 parameters).
+  std::vector<size_t> idx(ints.size(), 0);
+  auto assign = [&](Args &trial) {
+    for (size_t j = 0; j < ints.size(); ++j)
+      trial.set(ints[j]->name, cands[idx[j]]);
+  };
+  for (size_t c = 0; c < nc; ++c) {
+    std::fill(idx.begin(), idx.end(), c);
+    Args trial = args;
+    assign(trial);
+    if (fits(trial)) {
+      args = trial;
+      goto found;
+    }
+  }
+  if (ints.size() <= 3) {
+    size_t total = 1;
+    for (size_t j = 0; j < ints.size(); ++j)
+      total *= nc;
+    for (size_t t = 0; t < total; ++t) {
+      size_t r = t;
+      for (size_t j = 0; j < ints.size(); ++j) {
+        idx[j] = r % nc;
+        r /= nc;
+      }
+      Args trial = args;
+      assign(trial);
+      if (fits(trial)) {
+        args = trial;
+        goto found;
+      }
+    }
+  }
+  why = "no small values of the integer parameters satisfy the requires "
+        "clause; set them with --set NAME=VALUE";
+  return false;
+found:
+  for (size_t j = 0; j < ints.size(); ++j)
+    chosen.push_back(ints[j]->name + "=" + std::to_string(cands[idx[j]]));
+  return true;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto value = [&](std::string &out) {
+      if (i + 1 >= argc)
+        return false;
+      out = argv[++i];
+      return true;
+    };
+    std::string v;
+    if (a == "--help" || a == "-h") {
+      usage();
+      return 0;
+    } else if (a == "--kernel") {
+      if (!value(o.kernel))
+        return bad("--kernel needs a name");
+    } else if (a == "--set") {
+      if (!value(v) || v.find('=') == std::string::npos)
+        return bad("--set needs NAME=VALUE");
+      o.sets.push_back({v.substr(0, v.find('=')), v.substr(v.find('=') + 1)});
+    } else if (a == "--seed") {
+      if (!value(v))
+        return bad("--seed needs a number");
+      o.seed = std::strtoull(v.c_str(), nullptr, 0);
+    } else if (a == "--inputs") {
+      if (!value(o.inputs) || (o.inputs != "random" && o.inputs != "edge"))
+        return bad("--inputs takes random or edge");
+    } else if (a == "--device") {
+      if (!value(o.device) || (o.device != "cpu" && o.device != "cuda"))
+        return bad("--device takes cpu or cuda");
+    } else if (a == "--schedule") {
+      if (!value(v))
+        return bad("--schedule needs a value");
+      if (v == "inorder")
+        o.schedule = ExecOptions::InOrder;
+      else if (v == "reverse")
+        o.schedule = ExecOptions::Reverse;
+      else if (v == "random")
+        o.schedule = ExecOptions::Random;
+      else
+        return bad("--schedule takes inorder, reverse or random");
+    } else if (a == "--check") {
+      o.check = true;
+    } else if (a == "--json") {
+      o.json = true;
+    } else if (!a.empty() && a[0] == '-') {
+      usage();
+      return bad("unknown option " + a);
+    } else if (o.file.empty()) {
+      o.file = a;
+    } else {
+      return bad("more than one input file");
+    }
+  }
+  if (o.file.empty()) {
+    usage();
+    return 2;
+  }
+
+  // Compile (or parse IR).
+  Result<Module> mod = Error{"", 3};
+  bool isIR = o.file.size() > 5 && o.file.substr(o.file.size() - 5) == ".mlir";
+  if (isIR) {
+    std::ifstream in(o.file);
+    if (!in)
+      return bad("cannot read " + o.file);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    mod = parseModuleIR(ss.str(), o.file);
+  } else {
+    CompileOptions co;
+    co.verify = false;
+    co.emitPTX = o.device == "cuda";
+    mod = Compiler(co).compileFile(o.file);
+  }
+  if (!mod) {
+    std::cerr << mod.error().message;
+    if (!mod.error().message.empty() && mod.error().message.back() != '\n')
+      std::cerr << "\n";
+    return mod.error().code == 3 ? 3 : 2;
+  }
+  if (mod->kernels().empty())
+    return bad(o.file + " holds no kernel");
+  const KernelInfo *k = o.kernel.empty() ? &mod->kernels()[0] : mod->kernel(o.kernel);
+  if (!k)
+    return bad("no kernel '" + o.kernel + "' in " + o.file);
+
+  // Scalars.
+  Args args;
+  for (auto &[name, text] : o.sets) {
+    const ParamInfo *p = nullptr;
+    for (const ParamInfo &q : k->params)
+      if (q.name == name)
+        p = &q;
+    if (!p || p->kind != ParamInfo::Scalar)
+      return bad("kernel '" + k->name + "' has no scalar parameter '" + name + "'");
+    ScalarValue sv;
+    if (!parseScalar(p->type, text, sv))
+      return bad("bad value '" + text + "' for " + name + ": " + p->type);
+    args.set(name, sv);
+  }
+  std::vector<std::string> chosen;
+  std::string why;
+  if (!chooseScalars(*mod, *k, args, chosen, why))
+    return bad(why);
+
+  Executor probe;
+  Result<LaunchInfo> info = probe.allocateBuffers(*mod, k->name, args);
+  if (!info) {
+    std::cerr << "kuiper-run: error: " << info.error().message << "\n";
+    return info.error().code == 3 ? 3 : 2;
+  }
+  if (!info->requiresHold)
+    return bad("precondition failed: " + info->failedRequires);
+  fillInputs(args, *k, o.inputs, o.seed);
+
+  ExecOptions eo;
+  eo.schedule = o.schedule;
+  eo.seed = o.seed;
+  eo.checks = o.check;
+  ExecResult result;
+  double ms = -1;
+  std::string deviceName = "cpu";
+  if (o.device == "cpu" || o.check) {
+    Args cpuArgs = args;
+    Result<ExecResult> r = Executor(eo).run(*mod, k->name, cpuArgs);
+    if (!r) {
+      std::cerr << "kuiper-run: error: " << r.error().message << "\n";
+      return r.error().code == 3 ? 3 : 2;
+    }
+    result = *r;
+    if (o.device == "cpu")
+      args = std::move(cpuArgs);
+  }
+  if (o.device == "cuda") {
+    Result<Device> dev = Device::open();
+    if (!dev) {
+      std::cerr << "kuiper-run: error: " << dev.error().message << "\n";
+      return 3;
+    }
+    deviceName = dev->name();
+    Result<DeviceRun> run = dev->launch(*mod, k->name, args);
+    if (!run) {
+      std::cerr << "kuiper-run: error: " << run.error().message << "\n";
+      return run.error().code == 3 ? 3 : 2;
+    }
+    ms = run->elapsedMs;
+    result.launch = run->launch;
+  }
+
+  // Report.
+  const LaunchInfo &L = result.launch.numBlocks() || o.device == "cpu" ? result.launch : *info;
+  bool failed = o.check && !result.violations.empty();
+  if (o.json) {
+    std::ostringstream js;
+    js << "{\"file\": " << jsonStr(o.file) << ", \"kernel\": " << jsonStr(k->name)
+       << ", \"device\": " << jsonStr(deviceName) << ", \"scalars\": {";
+    bool first = true;
+    for (auto &[name, v] : args.allScalars()) {
+      js << (first ? "" : ", ") << jsonStr(name) << ": " << jsonStr(toString(v));
+      first = false;
+    }
+    js << "}, \"grid\": [" << L.grid[0] << ", " << L.grid[1] << ", " << L.grid[2]
+       << "], \"block\": [" << L.block[0] << ", " << L.block[1] << ", "
+       << L.block[2] << "]";
+    if (ms >= 0)
+      js << ", \"time_ms\": " << ms;
+    js << ", \"checked\": " << (o.check ? "true" : "false")
+       << ", \"violations\": [";
+    for (size_t i = 0; i < result.violations.size(); ++i) {
+      const Violation &v = result.violations[i];
+      js << (i ? ", " : "") << "{\"kind\": " << jsonStr(v.kind)
+         << ", \"message\": " << jsonStr(v.message)
+         << ", \"location\": " << jsonStr(v.location) << ", \"count\": " << v.count
+         << ", \"details\": {";
+      for (size_t j = 0; j < v.details.size(); ++j)
+        js << (j ? ", " : "") << jsonStr(v.details[j].first) << ": "
+           << jsonStr(v.details[j].second);
+      js << "}}";
+    }
+    js << "], \"outputs\": {";
+    first = true;
+    for (const ParamInfo &p : k->params) {
+      if (p.kind != ParamInfo::Buffer || p.access == "in")
+        continue;
+      const HostBuffer *b = args.buffer(p.name);
+      js << (first ? "" : ", ") << jsonStr(p.name) << ": [";
+      first = false;
+      int64_t n = std::min<int64_t>(b->numElements(), 16);
+      for (int64_t i = 0; i < n; ++i)
+        js << (i ? ", " : "") << jsonStr(b->str(i));
+      js << "]";
+    }
+    js << "}, \"ok\": " << (failed ? "false" : "true") << "}\n";
+    std::cout << js.str();
+  } else {
+    std::cout << "kernel " << k->name << " on " << deviceName << ": grid ("
+              << L.grid[0] << ", " << L.grid[1] << ", " << L.grid[2]
+              << "), block (" << L.block[0] << ", " << L.block[1] << ", "
+              << L.block[2] << ")\n";
+    if (!chosen.empty()) {
+      std::cout << "chose";
+      for (auto &c : chosen)
+        std::cout << " " << c;
+      std::cout << " (satisfying requires)\n";
+    }
+    if (ms >= 0)
+      std::cout << "time: " << ms << " ms\n";
+    for (const ParamInfo &p : k->params) {
+      if (p.kind != ParamInfo::Buffer || p.access == "in")
+        continue;
+      const HostBuffer *b = args.buffer(p.name);
+      int64_t n = std::min<int64_t>(b->numElements(), 8);
+      std::cout << p.name << " =";
+      for (int64_t i = 0; i < n; ++i)
+        std::cout << " " << b->str(i);
+      if (b->numElements() > n)
+        std::cout << " ... (" << b->numElements() << " elements)";
+      std::cout << "\n";
+    }
+    for (const Violation &v : result.violations) {
+      std::cout << (v.location.empty() ? o.file : v.location) << ": error: "
+                << v.message;
+      if (v.count > 1)
+        std::cout << " (" << v.count << " times)";
+      std::cout << " [" << v.kind << "]\n";
+    }
+    if (o.check && !failed)
+      std::cout << "all dynamic checks passed\n";
+  }
+  return failed ? 1 : 0;
+}
