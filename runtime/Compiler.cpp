@@ -300,8 +300,11 @@ Result<Module> compile(const std::string &source, const std::string &path,
     lopts.headerComment = headerComment(impl->report, irHash, opts);
     auto ptx = lowerToPTX(*impl->module, lopts);
     if (!ptx) {
+      std::string reason = llvm::toString(ptx.takeError());
+      while (!reason.empty() && reason.back() == '\n')
+        reason.pop_back();
       std::string message = path + ": error: lowering to PTX for " + opts.arch +
-                            " failed: " + llvm::toString(ptx.takeError()) + "\n" + captured;
+                            " failed: " + reason + "\n" + captured;
       return makeError(message, 3);
     }
     impl->ptx = std::move(*ptx);

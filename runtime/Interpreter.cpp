@@ -335,8 +335,9 @@ struct Ctx {
   bool old = false;
   bool missingBuffer = false;
   // Failure description of the clause being evaluated.
-  std::vector<int64_t> binders;
+  std::vector<std::pair<std::string, int64_t>> binders;
   std::string lastFail;
+  bool located = false;
   llvm::DenseMap<Value, std::string> loadDesc;
 };
 
@@ -721,7 +722,8 @@ bool Interp::setup(const Args &args, bool run) {
           .push_back(std::move(box));
     } else {
       StringRef dialect = op->getName().getDialectNamespace();
-      bool pure = dialect == "arith" || dialect == "math";
+      bool pure = dialect == "arith" || dialect == "math" ||
+                  isa<memref::AllocaOp>(op);
       if (isa<scf::IfOp>(op)) {
         pure = true;
         op->walk([&](Operation *inner) {
@@ -849,6 +851,7 @@ bool Interp::evalClause(Region &r, Ctx &c, bool approx, bool &holds) {
   c.spec = true;
   c.approx = approx;
   c.lastFail.clear();
+  c.located = false;
   c.binders.clear();
   c.loadDesc.clear();
   SmallVector<Val, 1> out;
@@ -873,6 +876,7 @@ bool Interp::checkInvariants(Operation *loop, Region &inv, ArrayRef<Val> args,
   c.spec = true;
   c.approx = approx;
   c.lastFail.clear();
+  c.located = false;
   c.binders.clear();
   SmallVector<Val, 1> out;
   bool ok = evalRegion(inv, args, c, out);
@@ -1189,7 +1193,7 @@ bool Interp::execArith(Operation *op, OpCode oc, Ctx &c) {
     case P::ugt: r = ua > ub; break;
     case P::uge: r = ua >= ub; break;
     }
-    if (!r && c.spec) {
+    if (!r && c.spec && c.lastFail.empty()) {
       auto pred = cast<arith::CmpIOp>(op).getPredicate();
       c.lastFail = failText(c, op, a, b, pred == arith::CmpIPredicate::eq,
                             arith::stringifyCmpIPredicate(pred).str());
@@ -1223,7 +1227,7 @@ bool Interp::execArith(Operation *op, OpCode oc, Ctx &c) {
     case P::UNO: r = una; break;
     case P::AlwaysTrue: r = true; break;
     }
-    if (!r && c.spec) {
+    if (!r && c.spec && c.lastFail.empty()) {
       auto pred = cast<arith::CmpFOp>(op).getPredicate();
       c.lastFail = failText(c, op, a, b,
                             pred == arith::CmpFPredicate::OEQ ||
@@ -1696,20 +1700,39 @@ bool Interp::execOp(Operation *op, Ctx &c) {
     bool all = oc == OC_Forall, r = all;
     int64_t l = sext(lo.i, lo.bits), h = sext(hi.i, hi.bits);
     SmallVector<Val, 1> out;
+    auto binder = op->getAttrOfType<StringAttr>("binder");
+    std::string bname = binder ? binder.str() : "";
     for (int64_t i = l; i < h; ++i) {
-      c.binders.push_back(i);
+      c.binders.push_back({bname, i});
       std::string saved = c.lastFail;
+      bool located = c.located;
+      c.lastFail.clear();
       if (!evalRegion(op->getRegion(0), {mkInt(lo.bits, (uint64_t)i)}, c, out))
         return false;
       bool b = !out.empty() && out[0].i;
       if (all && !b) {
         r = false;
-        std::string at = "at index " + std::to_string(i);
-        c.lastFail = at + (c.lastFail.empty() ? "" : ": " + c.lastFail);
+        if (!c.located) {
+          std::string names, vals;
+          bool named = true;
+          for (size_t k = 0; k < c.binders.size(); ++k) {
+            names += (k ? ", " : "") + c.binders[k].first;
+            vals += (k ? ", " : "") + std::to_string(c.binders[k].second);
+            named &= !c.binders[k].first.empty();
+          }
+          bool many = c.binders.size() > 1;
+          std::string at =
+              named ? "at " + (many ? "(" + names + ")" : names) + " = " +
+                          (many ? "(" + vals + ")" : vals)
+                    : "at index " + (many ? "(" + vals + ")" : vals);
+          c.lastFail = at + (c.lastFail.empty() ? "" : ": " + c.lastFail);
+          c.located = true;
+        }
         c.binders.pop_back();
         break;
       }
       c.lastFail = saved;
+      c.located = located;
       c.binders.pop_back();
       if (!all && b) {
         r = true;

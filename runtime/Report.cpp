@@ -96,6 +96,14 @@ private:
 
 bool isFailure(const CheckResult &c) { return c.status != "proved"; }
 
+/// `file:line:col` of a check; the report's file and no position when unknown.
+std::string locationOf(const CheckResult &c, const std::string &reportFile) {
+  std::string f = c.file.empty() ? reportFile : c.file;
+  if (c.line <= 0)
+    return f;
+  return f + ":" + std::to_string(c.line) + ":" + std::to_string(c.col);
+}
+
 /// One-line description of each check id of LANGUAGE.md §6.
 const std::vector<std::pair<std::string, std::string>> &knownChecks() {
   static const std::vector<std::pair<std::string, std::string>> checks = {
@@ -162,7 +170,7 @@ std::string Report::toJSON() const {
       w.open('{');
       w.field("id", quote(c.id));
       w.field("status", quote(c.status));
-      w.field("location", quote(c.location()));
+      w.field("location", quote(locationOf(c, file)));
       w.field("message", quote(c.message));
       w.key("counterexample");
       w.open('{');
@@ -310,12 +318,11 @@ std::string Report::toText() const {
     for (const auto &c : k.checks) {
       if (!isFailure(c))
         continue;
-      std::string where = c.location() + ": ";
-      if (c.status == "failed")
-        os << where << "error: " << c.message << " [" << c.id << "]\n";
-      else
-        os << where << "error: could not prove (" << c.status << " after " << ms(c.timeMs)
-           << "): " << c.message << " [" << c.id << "]\n";
+      std::string where = locationOf(c, file) + ": ";
+      os << where << "error: " << c.message << " [" << c.id << "]\n";
+      if (c.status != "failed")
+        os << where << "note: not proven: the solver answered " << c.status << " after "
+           << ms(c.timeMs) << "\n";
       if (!c.counterexample.empty()) {
         os << where << "note: counterexample:";
         for (const auto &[name, value] : c.counterexample)

@@ -304,9 +304,15 @@ z3::expr SymExec::intOp(Operation &op) {
     if (!inSpec)
       addObligation("overflow", op.getLoc(), "the divisor is not zero",
                     "division by zero", b != 0);
-    if (!inSpec && !(isConst(b, bc) && bc != -1))
+    if (!inSpec && !(isConst(b.simplify(), bc) && bc != -1))
       addObligation("overflow", op.getLoc(), "the division does not overflow",
                     "integer overflow: INT_MIN / -1", !(a == minv && b == -1));
+    if (isConst(b.simplify(), bc) && bc > 0) {
+      z3::expr bn = z.int_val(bc);
+      if (isa<arith::DivSIOp>(op))
+        return z3::ite(a >= 0, a / bn, -((-a) / bn));
+      return z3::ite(a >= 0, z3::mod(a, bn), -z3::mod(-a, bn));
+    }
     z3::expr ab = z3::ite(b >= 0, b, -b);
     z3::expr q = z3::ite(a >= 0, a / ab, -((-a) / ab));
     q = z3::ite(b >= 0, q, -q);
@@ -456,7 +462,7 @@ z3::expr SymExec::floatOp(Operation &op) {
       z3::expr nan = z3::expr(z, Z3_mk_fpa_is_nan(z, a)) || z3::expr(z, Z3_mk_fpa_is_nan(z, b));
       z3::expr eq = z3::expr(z, Z3_mk_fpa_eq(z, a, b));
       switch (c.getPredicate()) {
-      case P::OEQ: return eq;
+      case P::OEQ: return inSpec ? (a == b || eq) : eq;
       case P::UEQ: return eq || nan;
       case P::ONE: return !eq && !nan;
       case P::UNE: return !eq;
@@ -831,8 +837,16 @@ void SymExec::execIf(scf::IfOp op) {
   interval = i0;
   runBranch(op.getElseRegion(), !c, elseYs);
   unsigned iElse = interval;
-  if (iThen != iElse)
-    unsupported(op, "the branches of a conditional pass different numbers of barriers");
+  if (iThen != iElse) {
+    // Only sound when the condition is not block-uniform, in which case the
+    // barriers inside are reported as divergent. Never a silent pass.
+    Obligation o;
+    o.id = "barrier-divergence";
+    o.loc = srcLoc(op.getLoc());
+    o.unsupported = "the branches of this conditional pass different numbers of barriers";
+    obligations.push_back(o);
+    interval = std::max(iThen, iElse) + 1;
+  }
   pc = savedPc;
   for (auto &[k, v] : thenLocals) {
     auto it = locals.find(k);
@@ -1079,8 +1093,10 @@ void SymExec::execAccess(Operation *op, Value ref, ValueRange indices, Event::Ki
 
 z3::expr SymExec::read(const MemRef &m, const std::vector<z3::expr> &idx) {
   std::string k = std::to_string(m->id);
-  for (auto &i : idx)
+  for (auto &i : idx) {
     k += "," + exprKey(i);
+    keepAlive.push_back(i); // AST ids are reused once an AST is freed
+  }
   auto it = readMemo.find(k);
   if (it != readMemo.end())
     return it->second;
@@ -1289,9 +1305,9 @@ bool SymExec::witness(const Event &e, const std::vector<unsigned> &freeThreadVar
 
 z3::expr SymExec::covered(const Event &e, const std::vector<z3::expr> &from,
                           const std::vector<z3::expr> &to, const std::vector<z3::expr> &target) {
+  // Substitute the witness into the event's side only: the target may
+  // mention the reading thread's own ids.
   z3::expr c = e.pc;
-  for (size_t d = 0; d < target.size(); ++d)
-    c = c && e.idx[d] == target[d];
   for (size_t i = 0; i < from.size(); ++i) {
     for (int t = 0; t < 6; ++t) {
       if (!z3::eq(from[i], threadVars[t]))
@@ -1307,7 +1323,10 @@ z3::expr SymExec::covered(const Event &e, const std::vector<z3::expr> &from,
     f.push_back(x);
   for (auto &x : to)
     tt.push_back(x);
-  return c.substitute(f, tt);
+  c = c.substitute(f, tt);
+  for (size_t d = 0; d < target.size(); ++d)
+    c = c && z3::expr(e.idx[d]).substitute(f, tt) == target[d];
+  return c;
 }
 
 MemRef SymExec::mergeNode(const void *mem, MemRef prev, const std::vector<const Event *> &evs,

@@ -139,6 +139,7 @@ private:
   std::vector<std::pair<z3::expr, SrcLoc>> barriers;   ///< pc at each barrier
   std::vector<std::pair<z3::expr, SrcLoc>> collectives; ///< pc at mask-less collectives
   std::unordered_map<std::string, z3::expr> readMemo;
+  std::vector<z3::expr> keepAlive;
   std::string unsupportedReason;
   SrcLoc unsupportedLoc;
 

@@ -8,6 +8,10 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <atomic>
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -97,6 +101,63 @@ std::string readName(const z3::expr &app, const z3::model &m) {
   for (unsigned i = 0; i < app.num_args(); ++i)
     s += (i ? ", " : "") + m.eval(app.arg(i), true).to_string();
   return s + "]";
+}
+
+/// Replaces floating-point operations and predicates by uninterpreted
+/// functions of the same sorts (rounding modes dropped). Returns nothing when
+/// the formula has quantifiers or no float operations.
+std::optional<z3::expr_vector> abstractFloats(z3::context &c, const z3::expr_vector &in) {
+  std::map<unsigned, z3::expr> memo;
+  bool any = false, quant = false;
+  std::function<z3::expr(const z3::expr &)> go = [&](const z3::expr &e) -> z3::expr {
+    if (e.is_quantifier()) {
+      quant = true;
+      return e;
+    }
+    if (!e.is_app() || e.num_args() == 0)
+      return e;
+    unsigned id = Z3_get_ast_id(c, e);
+    auto it = memo.find(id);
+    if (it != memo.end())
+      return it->second;
+    z3::expr_vector args(c);
+    for (unsigned i = 0; i < e.num_args(); ++i)
+      args.push_back(go(e.arg(i)));
+    Z3_decl_kind k = e.decl().decl_kind();
+    std::optional<z3::expr> r;
+    if (k >= Z3_OP_FPA_RM_NEAREST_TIES_TO_EVEN && k <= Z3_OP_FPA_BV2RM &&
+        k != Z3_OP_FPA_NUM && k != Z3_OP_FPA_PLUS_INF && k != Z3_OP_FPA_MINUS_INF &&
+        k != Z3_OP_FPA_NAN && k != Z3_OP_FPA_PLUS_ZERO && k != Z3_OP_FPA_MINUS_ZERO &&
+        !(k >= Z3_OP_FPA_RM_NEAREST_TIES_TO_EVEN && k <= Z3_OP_FPA_RM_TOWARD_ZERO)) {
+      z3::expr_vector kept(c);
+      z3::sort_vector sorts(c);
+      for (unsigned i = 0; i < args.size(); ++i) {
+        if (args[i].get_sort().sort_kind() == Z3_ROUNDING_MODE_SORT)
+          continue;
+        kept.push_back(args[i]);
+        sorts.push_back(args[i].get_sort());
+      }
+      std::string name = "fp_abs_" + std::to_string((int)k);
+      for (unsigned i = 0; i < sorts.size(); ++i)
+        name += "_" + sorts[i].to_string();
+      name += "_" + e.get_sort().to_string();
+      for (char &ch : name)
+        if (ch == ' ' || ch == '(' || ch == ')')
+          ch = '_';
+      r = c.function(name.c_str(), sorts, e.get_sort())(kept);
+      any = true;
+    } else {
+      r = e.decl()(args);
+    }
+    memo.emplace(id, *r);
+    return *r;
+  };
+  z3::expr_vector out(c);
+  for (auto a : in)
+    out.push_back(go(a));
+  if (quant || !any)
+    return std::nullopt;
+  return out;
 }
 
 struct KernelRun {
@@ -213,6 +274,11 @@ private:
     std::vector<Job> jobs(ex.obligations.size());
     for (size_t i = 0; i < ex.obligations.size(); ++i) {
       Obligation &o = ex.obligations[i];
+      rep.obligations++;
+      if (!o.unsupported.empty()) {
+        jobs[i].status = "skip";
+        continue;
+      }
       z3::solver s(z);
       for (auto &a : ex.globalAssumptions)
         s.add(a);
@@ -221,7 +287,6 @@ private:
       s.add(!*o.goal);
       jobs[i].smt = s.to_smt2();
       jobs[i].hash = hexHash(jobs[i].smt);
-      rep.obligations++;
     }
     unsigned n = opts.jobs ? opts.jobs : std::max(1u, std::thread::hardware_concurrency());
     std::atomic<size_t> next{0};
@@ -231,6 +296,8 @@ private:
         if (i >= jobs.size())
           return;
         Job &j = jobs[i];
+        if (j.status == "skip")
+          continue;
         auto t0 = std::chrono::steady_clock::now();
         std::string cacheFile = dir.empty() ? "" : dir + "/" + j.hash;
         if (!cacheFile.empty() && llvm::sys::fs::exists(cacheFile)) {
@@ -244,8 +311,26 @@ private:
           z3::params p(c);
           p.set("timeout", opts.timeoutMs);
           s.set(p);
-          s.from_string(j.smt.c_str());
-          z3::check_result r = s.check();
+          z3::expr_vector asserts = c.parse_string(j.smt.c_str());
+          // Tier 1: floating-point operations as uninterpreted functions. A
+          // proof there holds for IEEE semantics too; otherwise tier 2 decides.
+          z3::check_result r = z3::unknown;
+          std::optional<z3::expr_vector> abs = abstractFloats(c, asserts);
+          if (abs) {
+            z3::solver s1(c);
+            z3::params p1(c);
+            p1.set("timeout", std::min(opts.timeoutMs, 2000u));
+            s1.set(p1);
+            for (auto a : *abs)
+              s1.add(a);
+            if (s1.check() == z3::unsat)
+              r = z3::unsat;
+          }
+          if (r != z3::unsat) {
+            for (auto a : asserts)
+              s.add(a);
+            r = s.check();
+          }
           j.status = r == z3::unsat ? "proved" : r == z3::sat ? "failed" : "unknown";
         } catch (z3::exception &) {
           j.status = "unknown";
@@ -280,12 +365,16 @@ private:
       if (c.status == "failed" && o.lemma)
         c.status = "unknown";
       if (c.status == "failed") {
+        if (std::getenv("KUIPER_DEBUG_SMT"))
+          llvm::errs() << jobs[i].smt << "\n";
         c.message = o.failMessage;
         counterexample(z, ex, o, c, memNames);
       } else if (c.status == "unknown") {
         c.message = (o.lemma ? o.failMessage : "could not decide: " + o.message) +
                     " (solver gave up or timed out)";
       }
+      if (!o.unsupported.empty())
+        c.message = "not verified: " + o.unsupported;
       std::string k = c.id + "|" + c.location() + "|" + c.status + "|" + c.message + "|" + c.explanation;
       if (c.status == "proved" && !seen.insert(k).second)
         continue;
