@@ -337,7 +337,8 @@ struct Ctx {
   // Failure description of the clause being evaluated.
   std::vector<std::pair<std::string, int64_t>> binders;
   std::string lastFail;
-  bool located = false;
+  /// Why a spec value is false: text, and whether it already names indices.
+  llvm::DenseMap<Value, std::pair<std::string, bool>> falseWhy;
   llvm::DenseMap<Value, std::string> loadDesc;
 };
 
@@ -362,6 +363,8 @@ struct Thread : Ctx {
   bool hasMask = false;
   uint64_t mask = 0;
 };
+
+static std::pair<std::string, bool> explain(Ctx &c, Value v, int depth = 0);
 
 enum OpCode {
   OC_Unknown,
@@ -851,9 +854,9 @@ bool Interp::evalClause(Region &r, Ctx &c, bool approx, bool &holds) {
   c.spec = true;
   c.approx = approx;
   c.lastFail.clear();
-  c.located = false;
   c.binders.clear();
   c.loadDesc.clear();
+  c.falseWhy.clear();
   SmallVector<Val, 1> out;
   bool ok = evalRegion(r, {}, c, out);
   c.spec = spec;
@@ -863,6 +866,8 @@ bool Interp::evalClause(Region &r, Ctx &c, bool approx, bool &holds) {
   holds = out.empty() || out[0].kind != Val::Int || out[0].i != 0;
   if (c.missingBuffer)
     holds = true;
+  if (!holds && !r.empty())
+    c.lastFail = explain(c, r.front().getTerminator()->getOperand(0)).first;
   return true;
 }
 
@@ -876,8 +881,8 @@ bool Interp::checkInvariants(Operation *loop, Region &inv, ArrayRef<Val> args,
   c.spec = true;
   c.approx = approx;
   c.lastFail.clear();
-  c.located = false;
   c.binders.clear();
+  c.falseWhy.clear();
   SmallVector<Val, 1> out;
   bool ok = evalRegion(inv, args, c, out);
   c.spec = spec;
@@ -923,6 +928,10 @@ bool Interp::memRef(Operation *op, Ctx &c, Value ref, ValueRange indices,
   int64_t lin = 0;
   for (size_t k = 0; k < idx.size(); ++k) {
     if (idx[k] < 0 || idx[k] >= (*dims)[k]) {
+      // A spec clause may read out of bounds under a false guard
+      // (`p ==> q` evaluates q eagerly): the value is arbitrary, no fault.
+      if (c.spec)
+        return true;
       std::string dimStr;
       for (size_t j = 0; j < dims->size(); ++j)
         dimStr += (j ? ", " : "") + std::to_string((*dims)[j]);
@@ -1035,6 +1044,43 @@ static double fmaxnum(double a, double b) {
   if (a == b)
     return std::signbit(a) ? b : a;
   return a > b ? a : b;
+}
+
+/// Why the i1 value `v` of a spec region is false: follows and/or/select
+/// down to the false comparison (or quantifier) that decides it.
+static std::pair<std::string, bool> explain(Ctx &c, Value v, int depth) {
+  auto it = c.falseWhy.find(v);
+  if (it != c.falseWhy.end())
+    return it->second;
+  Operation *def = v.getDefiningOp();
+  if (!def || depth > 64)
+    return {"", false};
+  auto isFalse = [&](Value x) {
+    auto f = c.vals.find(x);
+    return f != c.vals.end() && f->second.kind == Val::Int && f->second.i == 0;
+  };
+  if (isa<arith::OrIOp, arith::AndIOp>(def)) {
+    for (Value x : def->getOperands())
+      if (isFalse(x)) {
+        auto r = explain(c, x, depth + 1);
+        if (!r.first.empty())
+          return r;
+      }
+  } else if (auto sel = dyn_cast<arith::SelectOp>(def)) {
+    auto cond = c.vals.find(sel.getCondition());
+    if (cond != c.vals.end())
+      return explain(c, cond->second.i ? sel.getTrueValue() : sel.getFalseValue(),
+                     depth + 1);
+  } else if (auto ifOp = dyn_cast<scf::IfOp>(def)) {
+    auto cond = c.vals.find(ifOp.getCondition());
+    unsigned k = cast<OpResult>(v).getResultNumber();
+    if (cond != c.vals.end()) {
+      Region &r = cond->second.i ? ifOp.getThenRegion() : ifOp.getElseRegion();
+      if (!r.empty())
+        return explain(c, r.front().getTerminator()->getOperand(k), depth + 1);
+    }
+  }
+  return {"", false};
 }
 
 /// How a false comparison in a clause reads: "y[3] = 1.5, expected 2" for
@@ -1193,9 +1239,9 @@ bool Interp::execArith(Operation *op, OpCode oc, Ctx &c) {
     case P::ugt: r = ua > ub; break;
     case P::uge: r = ua >= ub; break;
     }
-    if (!r && c.spec && c.lastFail.empty()) {
+    if (!r && c.spec) {
       auto pred = cast<arith::CmpIOp>(op).getPredicate();
-      c.lastFail = failText(c, op, a, b, pred == arith::CmpIPredicate::eq,
+      c.falseWhy[op->getResult(0)].first = failText(c, op, a, b, pred == arith::CmpIPredicate::eq,
                             arith::stringifyCmpIPredicate(pred).str());
     }
     z = mkBool(r);
@@ -1227,14 +1273,15 @@ bool Interp::execArith(Operation *op, OpCode oc, Ctx &c) {
     case P::UNO: r = una; break;
     case P::AlwaysTrue: r = true; break;
     }
-    if (!r && c.spec && c.lastFail.empty()) {
+    if (!r && c.spec) {
       auto pred = cast<arith::CmpFOp>(op).getPredicate();
-      c.lastFail = failText(c, op, a, b,
+      std::string &why = c.falseWhy[op->getResult(0)].first;
+      why = failText(c, op, a, b,
                             pred == arith::CmpFPredicate::OEQ ||
                                 pred == arith::CmpFPredicate::UEQ,
                             arith::stringifyCmpFPredicate(pred).str());
       if (c.approx)
-        c.lastFail += " (tolerance " + fmtDouble(eps, true) + ")";
+        why += " (tolerance " + fmtDouble(eps, true) + ")";
     }
     z = mkBool(r);
     break;
@@ -1686,8 +1733,9 @@ bool Interp::execOp(Operation *op, Ctx &c) {
     if (!v.i) {
       std::string msg = "loop invariant does not hold" +
                         (c.isThread ? " in thread " + who(c) : "");
-      if (!c.lastFail.empty())
-        msg += ": " + c.lastFail;
+      std::string why = explain(c, op->getOperand(0)).first;
+      if (!why.empty())
+        msg += ": " + why;
       violate("invariant", op, msg, whoDetails(c));
     }
     return true;
@@ -1702,17 +1750,17 @@ bool Interp::execOp(Operation *op, Ctx &c) {
     SmallVector<Val, 1> out;
     auto binder = op->getAttrOfType<StringAttr>("binder");
     std::string bname = binder ? binder.str() : "";
+    std::pair<std::string, bool> why;
     for (int64_t i = l; i < h; ++i) {
       c.binders.push_back({bname, i});
-      std::string saved = c.lastFail;
-      bool located = c.located;
-      c.lastFail.clear();
       if (!evalRegion(op->getRegion(0), {mkInt(lo.bits, (uint64_t)i)}, c, out))
         return false;
       bool b = !out.empty() && out[0].i;
       if (all && !b) {
         r = false;
-        if (!c.located) {
+        Block &body = op->getRegion(0).front();
+        why = explain(c, body.getTerminator()->getOperand(0));
+        if (!why.second) {
           std::string names, vals;
           bool named = true;
           for (size_t k = 0; k < c.binders.size(); ++k) {
@@ -1725,20 +1773,20 @@ bool Interp::execOp(Operation *op, Ctx &c) {
               named ? "at " + (many ? "(" + names + ")" : names) + " = " +
                           (many ? "(" + vals + ")" : vals)
                     : "at index " + (many ? "(" + vals + ")" : vals);
-          c.lastFail = at + (c.lastFail.empty() ? "" : ": " + c.lastFail);
-          c.located = true;
+          why.first = at + (why.first.empty() ? "" : ": " + why.first);
+          why.second = true;
         }
         c.binders.pop_back();
         break;
       }
-      c.lastFail = saved;
-      c.located = located;
       c.binders.pop_back();
       if (!all && b) {
         r = true;
         break;
       }
     }
+    if (!r)
+      c.falseWhy[op->getResult(0)] = why;
     setv(c, op->getResult(0), mkBool(r));
     return true;
   }
@@ -2250,7 +2298,13 @@ bool Interp::runBlock() {
     Operation *bar = first->waitOp;
     if (opts.checks && !bar->getRegion(0).empty()) {
       bool approx = cast<BarrierOp>(bar).getApprox();
-      for (auto &t : threads) {
+      // The contract is about shared state; it is checked from the first and
+      // the last thread of the block (every thread would cost blocksize x).
+      std::vector<Thread *> reps = {&threads.front()};
+      if (threads.size() > 1)
+        reps.push_back(&threads.back());
+      for (Thread *tp : reps) {
+        Thread &t = *tp;
         bool holds = true;
         if (!evalClause(bar->getRegion(0), t, approx, holds))
           return false;

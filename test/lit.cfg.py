@@ -46,11 +46,14 @@ config.substitutions.append(("%shared_kp", os.path.join(src, "test", "Corpus", "
 config.substitutions.append(("%examples", os.path.join(src, "examples")))
 config.substitutions.append(("%verdicts", f"{python} {os.path.join(src, 'scripts', 'verdicts')}"))
 config.substitutions.append(("%compile-corpus", f"{python} {os.path.join(src, 'scripts', 'compile-corpus.py')}"))
+config.substitutions.append(("%recheck-smt", f"{python} {os.path.join(src, 'scripts', 'recheck-smt.py')}"))
 config.substitutions.append(("%python", python))
 
 if config.kuiper_ptxas and os.path.exists(config.kuiper_ptxas):
     config.available_features.add("ptxas")
 if shutil.which("cvc5"):
     config.available_features.add("cvc5")
+if shutil.which("z3"):
+    config.available_features.add("z3")
 if config.kuiper_libdevice and os.path.exists(config.kuiper_libdevice):
     config.available_features.add("libdevice")

@@ -70,6 +70,17 @@ void convertWhile(IRRewriter &rewriter, WhileOp op) {
 } // namespace
 
 LogicalResult eraseSpecsAndConvertLoops(ModuleOp module) {
+  // Contracts and invariants first: their regions hold spec ops whose values
+  // only their own terminators use.
+  SmallVector<Operation *> loops;
+  module.walk([&](Operation *op) {
+    if (auto barrier = dyn_cast<BarrierOp>(op))
+      clearRegion(barrier.getContract());
+    else if (auto loop = dyn_cast<ForOp>(op))
+      clearRegion(loop.getInvariants()), loops.push_back(op);
+    else if (auto loop = dyn_cast<WhileOp>(op))
+      clearRegion(loop.getInvariants()), loops.push_back(op);
+  });
   SmallVector<Operation *> specs;
   module.walk<WalkOrder::PreOrder>([&](Operation *op) {
     if (isSpecOp(op)) {
@@ -85,15 +96,6 @@ LogicalResult eraseSpecsAndConvertLoops(ModuleOp module) {
     op->erase();
   }
 
-  SmallVector<Operation *> loops;
-  module.walk([&](Operation *op) {
-    if (auto barrier = dyn_cast<BarrierOp>(op))
-      clearRegion(barrier.getContract());
-    else if (auto loop = dyn_cast<ForOp>(op))
-      clearRegion(loop.getInvariants()), loops.push_back(op);
-    else if (auto loop = dyn_cast<WhileOp>(op))
-      clearRegion(loop.getInvariants()), loops.push_back(op);
-  });
 
   IRRewriter rewriter(module.getContext());
   for (Operation *op : loops) {

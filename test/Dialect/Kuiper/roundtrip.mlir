@@ -3,7 +3,7 @@
 // CHECK-LABEL: kuiper.kernel @elu_fwd
 kuiper.kernel @elu_fwd block [256, 1, 1] attributes {arg_names = ["x", "y", "n", "alpha"]} {
 ^bb0(%x: !kuiper.buffer<f32, 1, "in">, %y: !kuiper.buffer<f32, 1, "out">, %n: i32, %alpha: f32):
-  // CHECK: kuiper.shape %{{.*}} [%{{.*}}] : !kuiper.buffer<f32, 1, "in">, i32
+  // CHECK: kuiper.shape %{{.*}}[%{{.*}}] : <f32, 1, "in">, i32
   kuiper.shape %x [%n] : !kuiper.buffer<f32, 1, "in">, i32
   kuiper.shape %y [%n] : !kuiper.buffer<f32, 1, "out">, i32
   %c1 = arith.constant 1 : i32
