@@ -2,6 +2,7 @@
 #include "verifier/SymExec.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/raw_ostream.h"
@@ -139,7 +140,7 @@ z3::expr SymExec::get(Value v) {
   if (it != env.end())
     return it->second;
   unsupported(v.getDefiningOp(), "value not modelled");
-  return z.bool_val(true);
+  return fresh("unmodelled", sortOf(v.getType()));
 }
 
 void SymExec::set(Value v, z3::expr e) {
@@ -215,8 +216,13 @@ z3::expr SymExec::evalYielded(Value v, std::vector<z3::expr> &extra,
     if (auto a = fa->getAttrOfType<StringAttr>("binder"))
       name = a.str();
     z3::expr c = fresh(name, z.int_sort());
-    extra.push_back(c >= get(fa.getLo()) && c < get(fa.getHi()));
+    z3::expr range = c >= get(fa.getLo()) && c < get(fa.getHi());
+    extra.push_back(range);
     obs.push_back({name, c});
+    // Obligations raised inside the clause (fn preconditions) hold only in range.
+    z3::expr savedPc = pc;
+    pc = pc && range;
+    llvm::scope_exit restore([&] { pc = savedPc; });
     Block &b = fa.getBody().front();
     set(b.getArgument(0), c);
     bool saved = inSpec;
@@ -487,6 +493,8 @@ z3::expr SymExec::floatOp(Operation &op) {
 }
 
 void SymExec::execOp(Operation &op) {
+  if (!unsupportedReason.empty())
+    return;
   Location loc = op.getLoc();
   if (auto c = dyn_cast<arith::ConstantOp>(op)) {
     Attribute a = c.getValue();
@@ -798,7 +806,7 @@ z3::expr SymExec::sumOp(SumOp op) {
   int64_t l, h, s;
   if (!isConst(lo, l) || !isConst(hi, h) || !isConst(st, s) || s <= 0 || (h - l) / s > 4096) {
     unsupported(op, "sum with bounds that are not compile-time constants is not modelled yet");
-    return z.real_val(0);
+    return fresh("unmodelled_sum", sortOf(op.getType()));
   }
   std::optional<z3::expr> acc;
   for (int64_t i = l; i < h; i += s) {
