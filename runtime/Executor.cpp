@@ -152,6 +152,17 @@ Result<LaunchInfo> Executor::allocateBuffers(const Module &module,
   Result<LaunchInfo> info = describe(module, kernel, args);
   if (!info || !info->requiresHold)
     return info;
+  int64_t totalBytes = 0;
+  for (auto &[name, dims] : info->bufferDims) {
+    int64_t n = 1;
+    for (int64_t d : dims)
+      n = d < 0 ? 0 : n * d;
+    totalBytes += n * (int64_t)elementSize(info->bufferTypes[name].first);
+  }
+  if (totalBytes > (int64_t(1) << 31))
+    return Error{"the buffers would take " + std::to_string(totalBytes) +
+                     " bytes, more than the executor allocates (2 GiB)",
+                 2};
   for (auto &[name, dims] : info->bufferDims) {
     if (args.buffer(name))
       continue;

@@ -1845,8 +1845,10 @@ bool Interp::execOp(Operation *op, Ctx &c) {
       return true;
     }
     SmallVector<Val, 1> out;
+    int64_t first = i;
     while (true) {
-      if (!checkInvariants(op, f.getInvariants(), {mkInt(lo.bits, (uint64_t)i)}, c))
+      int64_t at = i == first ? i : std::min(i, h);
+      if (!checkInvariants(op, f.getInvariants(), {mkInt(lo.bits, (uint64_t)at)}, c))
         return false;
       if (i >= h)
         break;
@@ -1955,8 +1957,11 @@ bool Interp::terminator(Thread &t, Operation *op) {
     bool wraps = f.ivBits < 64 && next > (int64_t)(maskOf(f.ivBits) >> 1);
     f.iv = next;
     Frame copy = f;
+    // At the exit the invariant is checked with the induction variable
+    // clamped to the upper bound (`for i in 0..k step 16` leaves with i = k).
+    int64_t at = std::min(copy.iv, copy.hi);
     if (!checkInvariants(copy.op, fo.getInvariants(),
-                         {mkInt(copy.ivBits, (uint64_t)copy.iv)}, t))
+                         {mkInt(copy.ivBits, (uint64_t)at)}, t))
       return false;
     Frame &g = t.stack.back();
     if (g.iv < g.hi && !wraps) {

@@ -44,8 +44,14 @@ SymExec::SymExec(z3::context &z, ModuleOp, KernelOp kernel, FloatMode mode)
   auto blk = kernel.getBlock();
   for (int i = 0; i < 3; ++i)
     block[i] = blk[i];
-  const char *names[] = {"threadIdx.x", "threadIdx.y", "threadIdx.z",
-                         "blockIdx.x", "blockIdx.y", "blockIdx.z"};
+  // With blockDim.x a multiple of 32, threadIdx.x is split into (warp column,
+  // lane): laneid and warpid are then linear in the thread variables, which is
+  // what lets the verifier name the writer of `y[warpid]`.
+  useLanes = block[0] % 32 == 0;
+  const char *names[] = {"lane", "threadIdx.y", "threadIdx.z",
+                         "blockIdx.x", "blockIdx.y", "blockIdx.z", "warpcol"};
+  if (!useLanes)
+    names[0] = "threadIdx.x";
   for (const char *n : names)
     threadVars.push_back(z.int_const(n));
 }
@@ -90,15 +96,24 @@ z3::expr SymExec::havoc(const std::string &name, z3::sort s) {
   return f(args);
 }
 
+z3::expr SymExec::tidX(const std::vector<z3::expr> &tv) const {
+  return useLanes ? tv[6] * z.int_val(32) + tv[0] : tv[0];
+}
+
+z3::expr SymExec::linearOf(const std::vector<z3::expr> &tv) const {
+  return tidX(tv) + tv[1] * z.int_val(block[0]) + tv[2] * z.int_val(block[0] * block[1]);
+}
+
 z3::expr SymExec::linear() const {
-  return threadVars[0] + threadVars[1] * z.int_val(block[0]) +
-         threadVars[2] * z.int_val(block[0] * block[1]);
+  return linearOf(threadVars);
 }
 
 z3::expr SymExec::threadRange(const std::vector<z3::expr> &tv) const {
   z3::expr r = z.bool_val(true);
-  for (int i = 0; i < 3; ++i)
+  for (int i = 1; i < 3; ++i)
     r = r && tv[i] >= 0 && tv[i] < z.int_val(block[i]);
+  r = r && tv[0] >= 0 && tv[0] < z.int_val(useLanes ? 32 : block[0]);
+  r = r && tv[6] >= 0 && tv[6] < z.int_val(useLanes ? block[0] / 32 : 1);
   for (int i = 0; i < 3 && i < (int)grid.size(); ++i)
     r = r && tv[3 + i] >= 0 && tv[3 + i] < grid[i];
   return r;
@@ -695,7 +710,7 @@ void SymExec::execOp(Operation &op) {
     return;
   }
   if (auto t = dyn_cast<ThreadIdOp>(op)) {
-    set(t, threadVars[t.getDim()]);
+    set(t, t.getDim() == 0 ? tidX(threadVars) : threadVars[t.getDim()]);
     return;
   }
   if (auto t = dyn_cast<BlockIdOp>(op)) {
@@ -707,11 +722,13 @@ void SymExec::execOp(Operation &op) {
     return;
   }
   if (auto t = dyn_cast<LaneIdOp>(op)) {
-    set(t, z3::mod(linear(), z.int_val(32)));
+    set(t, useLanes ? threadVars[0] : z3::mod(linear(), z.int_val(32)));
     return;
   }
   if (auto t = dyn_cast<WarpIdOp>(op)) {
-    set(t, linear() / z.int_val(32));
+    set(t, useLanes ? threadVars[6] + threadVars[1] * z.int_val(block[0] / 32) +
+                          threadVars[2] * z.int_val(block[0] * block[1] / 32)
+                    : linear() / z.int_val(32));
     return;
   }
   if (auto s = dyn_cast<SharedAllocOp>(op)) {
@@ -1317,10 +1334,13 @@ z3::expr SymExec::covered(const Event &e, const std::vector<z3::expr> &from,
   // mention the reading thread's own ids.
   z3::expr c = e.pc;
   for (size_t i = 0; i < from.size(); ++i) {
-    for (int t = 0; t < 6; ++t) {
+    for (int t = 0; t < 7; ++t) {
       if (!z3::eq(from[i], threadVars[t]))
         continue;
-      z3::expr bound = t < 3 ? z.int_val(block[t]) : grid[t - 3];
+      z3::expr bound = t == 0 ? z.int_val(useLanes ? 32 : block[0])
+                       : t == 6 ? z.int_val(useLanes ? block[0] / 32 : 1)
+                       : t < 3  ? z.int_val(block[t])
+                                : grid[t - 3];
       c = c && from[i] >= 0 && from[i] < bound;
     }
   }
@@ -1379,7 +1399,7 @@ void SymExec::execBarrier(BarrierOp op) {
       writes[e->mem].push_back(e.get());
   for (auto &[mem, evs] : writes) {
     if (mems.at(mem).shared || mems.at(mem).access != "in")
-      state[mem] = mergeNode(mem, intervalStart.at(mem), evs, {0, 1, 2});
+      state[mem] = mergeNode(mem, intervalStart.at(mem), evs, {0, 1, 2, 6});
   }
   if (!op.getContract().empty()) {
     bool applies = op.getApprox() == (mode == FloatMode::Real);
@@ -1411,7 +1431,7 @@ void SymExec::execBarrier(BarrierOp op) {
       // The contract holds in every block: generalize over the thread ids.
       std::vector<z3::expr> copies;
       z3::expr_vector f(z), t(z), bound(z);
-      for (int i = 0; i < 6; ++i) {
+      for (size_t i = 0; i < threadVars.size(); ++i) {
         z3::expr c = z.int_const((threadVars[i].decl().name().str() + "!contract" + std::to_string(freshIds++)).c_str());
         copies.push_back(c);
         f.push_back(threadVars[i]);
@@ -1433,7 +1453,7 @@ z3::expr SymExec::shuffle(ShuffleOp op) {
   }
   collectives.push_back({pc, srcLoc(op.getLoc())});
   z3::expr v = get(op.getValue()), d = get(op.getDelta());
-  z3::expr lane = z3::mod(linear(), z.int_val(32));
+  z3::expr lane = useLanes ? threadVars[0] : z3::mod(linear(), z.int_val(32));
   z3::expr src = lane;
   z3::expr valid = z.bool_val(true);
   StringRef mode = op.getMode();
@@ -1454,8 +1474,13 @@ z3::expr SymExec::shuffle(ShuffleOp op) {
     z3::expr bit = z3::mod(lane / z.int_val(dc), z.int_val(2));
     src = z3::ite(bit == 0, lane + z.int_val(dc), lane - z.int_val(dc));
   }
-  z3::expr lin = linear() - lane + src;
   z3::expr_vector f(z), t(z);
+  if (useLanes) {
+    f.push_back(threadVars[0]);
+    t.push_back(src);
+    return z3::ite(valid, v.substitute(f, t), v);
+  }
+  z3::expr lin = linear() - lane + src;
   f.push_back(threadVars[0]);
   f.push_back(threadVars[1]);
   f.push_back(threadVars[2]);
@@ -1469,6 +1494,19 @@ z3::expr SymExec::shuffle(ShuffleOp op) {
 //===----------------------------------------------------------------------===//
 // Kernel-level checks
 //===----------------------------------------------------------------------===//
+
+std::vector<Observable> SymExec::pairObservables(const std::vector<z3::expr> &A,
+                                                 const std::vector<z3::expr> &B) const {
+  std::vector<Observable> obs;
+  const char *names[] = {"threadIdx.x", "threadIdx.y", "threadIdx.z", "blockIdx.x", "blockIdx.y", "blockIdx.z"};
+  for (int i = 0; i < 6; ++i) {
+    if (i < 3 && block[i] == 1)
+      continue;
+    obs.push_back({std::string("thread A ") + names[i], i == 0 ? tidX(A) : A[i]});
+    obs.push_back({std::string("thread B ") + names[i], i == 0 ? tidX(B) : B[i]});
+  }
+  return obs;
+}
 
 std::vector<z3::expr> SymExec::renamedThread(const std::string &suffix) const {
   std::vector<z3::expr> r;
@@ -1493,17 +1531,8 @@ z3::expr SymExec::renamed(z3::expr e, const std::vector<unsigned> &, const std::
 void SymExec::checkUniformity() {
   auto A = renamedThread("@A"), B = renamedThread("@B");
   z3::expr sameBlock = A[3] == B[3] && A[4] == B[4] && A[5] == B[5];
-  auto lin = [&](const std::vector<z3::expr> &t) {
-    return t[0] + t[1] * z.int_val(block[0]) + t[2] * z.int_val(block[0] * block[1]);
-  };
-  std::vector<Observable> obs;
-  const char *names[] = {"threadIdx.x", "threadIdx.y", "threadIdx.z", "blockIdx.x", "blockIdx.y", "blockIdx.z"};
-  for (int i = 0; i < 6; ++i) {
-    if (i < 3 && block[i] == 1)
-      continue;
-    obs.push_back({std::string("thread A ") + names[i], A[i]});
-    obs.push_back({std::string("thread B ") + names[i], B[i]});
-  }
+  auto lin = [&](const std::vector<z3::expr> &t) { return linearOf(t); };
+  std::vector<Observable> obs = pairObservables(A, B);
   z3::expr savedPc = pc;
   pc = z.bool_val(true);
   for (auto &[bpc, loc] : barriers) {
@@ -1538,15 +1567,8 @@ void SymExec::checkUniformity() {
 void SymExec::raceChecks() {
   auto A = renamedThread("@A"), B = renamedThread("@B");
   z3::expr sameBlock = A[3] == B[3] && A[4] == B[4] && A[5] == B[5];
-  z3::expr sameThread = sameBlock && A[0] == B[0] && A[1] == B[1] && A[2] == B[2];
-  std::vector<Observable> obsBase;
-  const char *names[] = {"threadIdx.x", "threadIdx.y", "threadIdx.z", "blockIdx.x", "blockIdx.y", "blockIdx.z"};
-  for (int i = 0; i < 6; ++i) {
-    if (i < 3 && block[i] == 1)
-      continue;
-    obsBase.push_back({std::string("thread A ") + names[i], A[i]});
-    obsBase.push_back({std::string("thread B ") + names[i], B[i]});
-  }
+  z3::expr sameThread = sameBlock && A[0] == B[0] && A[1] == B[1] && A[2] == B[2] && A[6] == B[6];
+  std::vector<Observable> obsBase = pairObservables(A, B);
   for (size_t i = 0; i < events.size(); ++i) {
     for (size_t j = i; j < events.size(); ++j) {
       const Event &a = *events[i], &b = *events[j];
@@ -1624,7 +1646,7 @@ void SymExec::finalState() {
     }
     auto it = writes.find(mem);
     state[mem] = it == writes.end() ? entryState.at(mem)
-                                    : mergeNode(mem, entryState.at(mem), it->second, {0, 1, 2, 3, 4, 5});
+                                    : mergeNode(mem, entryState.at(mem), it->second, {0, 1, 2, 3, 4, 5, 6});
   }
 }
 
@@ -1656,7 +1678,7 @@ void SymExec::finalChecks() {
         if (e->mem != mem || e->kind == Event::Read)
           continue;
         std::vector<z3::expr> from, to;
-        if (!witness(*e, {0, 1, 2, 3, 4, 5}, j, from, to)) {
+        if (!witness(*e, {0, 1, 2, 3, 4, 5, 6}, j, from, to)) {
           unsupported(nullptr, "cannot tell which thread writes '" + mi.name + "'");
           return;
         }

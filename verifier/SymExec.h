@@ -114,7 +114,9 @@ private:
   int64_t block[3];
 
   // Thread model.
-  std::vector<z3::expr> threadVars; ///< tid.x tid.y tid.z bid.x bid.y bid.z
+  /// lane (or tid.x), tid.y, tid.z, bid.x, bid.y, bid.z, warp column
+  /// (threadIdx.x = 32 * warpcol + lane when blockDim.x % 32 == 0).
+  std::vector<z3::expr> threadVars;
   std::vector<z3::expr> grid;       ///< grid dims
   std::vector<z3::expr> iterVars;   ///< iteration variables of abstract loops
   std::vector<z3::expr> iterRange;  ///< range constraint of each iteration var
@@ -149,6 +151,11 @@ private:
   z3::expr fresh(const std::string &name, z3::sort s);
   z3::expr havoc(const std::string &name, z3::sort s);
   z3::expr linear() const;
+  z3::expr tidX(const std::vector<z3::expr> &tv) const;
+  z3::expr linearOf(const std::vector<z3::expr> &tv) const;
+  std::vector<Observable> pairObservables(const std::vector<z3::expr> &A,
+                                          const std::vector<z3::expr> &B) const;
+  bool useLanes = false;
   z3::expr threadRange(const std::vector<z3::expr> &tv) const;
   z3::expr inRangeAll() const;
   void unsupported(mlir::Operation *op, const std::string &why);

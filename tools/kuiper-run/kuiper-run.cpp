@@ -178,8 +178,8 @@ bool chooseScalars(const Module &m, const KernelInfo &k, Args &args,
         n *= d;
       total += n;
     }
-    return total <= (int64_t(1) << 18) &&
-           info->numBlocks() * info->blockSize() <= (int64_t(1) << 18);
+    return total <= (int64_t(1) << 16) &&
+           info->numBlocks() * info->blockSize() <= (int64_t(1) << 16);
   };
   // Uniform assignments first, then combinations (up to 3 parameters).
   std::vector<size_t> idx(ints.size(), 0);
