@@ -12,6 +12,7 @@
 #include "compiler/frontend/Frontend.h"
 #include "compiler/lowering/Lowering.h"
 #include "kuiper/Dialect/Kuiper.h"
+#include "kuiper/Replay.h"
 #include "runtime/CompilerInternal.h"
 #include "runtime/ModuleImpl.h"
 #include "stdlib/Stdlib.h"
@@ -309,7 +310,12 @@ Result<Module> compile(const std::string &source, const std::string &path,
     }
     impl->ptx = std::move(*ptx);
   }
-  return Module(std::move(impl));
+  Module result(std::move(impl));
+  // A failed check is confirmed (or reported as possible) by running its
+  // counterexample on the CPU executor.
+  if (opts.verify && opts.replay && !result.report().verified())
+    replayCounterexamples(result, result.report());
+  return result;
 }
 
 } // namespace

@@ -262,7 +262,8 @@ std::string Report::toSARIF() const {
       if (!c.explanation.empty())
         text += "; " + c.explanation;
       if (c.confirmed)
-        text += *c.confirmed ? "; confirmed by replay" : "; not reproduced by replay";
+        text += (*c.confirmed ? "; confirmed by replay" : "; replay") +
+                (c.observed.empty() ? std::string() : ": " + c.observed);
       w.key("");
       w.open('{');
       w.field("ruleId", quote(c.id));
@@ -331,11 +332,15 @@ std::string Report::toText() const {
       }
       if (!c.explanation.empty())
         os << where << "note: " << c.explanation << "\n";
-      if (c.confirmed)
-        os << where << "note: "
-           << (*c.confirmed ? "confirmed by replay on the CPU executor"
-                            : "not reproduced by replay on the CPU executor (possible)")
-           << (c.observed.empty() ? "" : ": " + c.observed) << "\n";
+      if (c.confirmed) {
+        if (*c.confirmed)
+          os << where << "note: confirmed by replay: "
+             << (c.observed.empty() ? "the CPU executor shows the failure" : c.observed)
+             << "\n";
+        else
+          os << where << "note: replay on the CPU executor: "
+             << (c.observed.empty() ? "possible: not reproduced" : c.observed) << "\n";
+      }
     }
   }
   for (const auto &k : kernels) {

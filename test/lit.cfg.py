@@ -48,6 +48,15 @@ config.substitutions.append(("%verdicts", f"{python} {os.path.join(src, 'scripts
 config.substitutions.append(("%compile-corpus", f"{python} {os.path.join(src, 'scripts', 'compile-corpus.py')}"))
 config.substitutions.append(("%recheck-smt", f"{python} {os.path.join(src, 'scripts', 'recheck-smt.py')}"))
 config.substitutions.append(("%python", python))
+config.substitutions.append(("%kuiper_obj_root", config.kuiper_obj_root))
+
+# CMake (test/Runtime/embed.test builds examples/embed against an install).
+cmake = shutil.which("cmake")
+if cmake:
+    config.available_features.add("cmake")
+    generator = "-G Ninja" if shutil.which("ninja") else ""
+    config.substitutions.append(("%cmake-generator", generator))
+    config.substitutions.append(("%cmake", cmake))
 
 if config.kuiper_ptxas and os.path.exists(config.kuiper_ptxas):
     config.available_features.add("ptxas")

@@ -198,6 +198,8 @@ private:
 
   // Kernel-level checks after execution.
   void finalChecks();
+  bool writerPostcondition(kuiper::EnsuresOp ens);
+  std::map<mlir::Operation *, z3::expr> overrideLoad;
   void raceChecks();
   void finalState();
   z3::expr renamed(z3::expr e, const std::vector<unsigned> &iters, const std::string &suffix);

@@ -279,6 +279,10 @@ private:
         jobs[i].status = "skip";
         continue;
       }
+      if (o.goal->simplify().is_true()) {
+        jobs[i].status = "trivial";
+        continue;
+      }
       z3::solver s(z);
       for (auto &a : ex.globalAssumptions)
         s.add(a);
@@ -291,6 +295,7 @@ private:
     unsigned n = opts.jobs ? opts.jobs : std::max(1u, std::thread::hardware_concurrency());
     std::atomic<size_t> next{0};
     auto worker = [&]() {
+      z3::context c; // one context per worker: creating one costs milliseconds
       while (true) {
         size_t i = next++;
         if (i >= jobs.size())
@@ -298,6 +303,10 @@ private:
         Job &j = jobs[i];
         if (j.status == "skip")
           continue;
+        if (j.status == "trivial") {
+          j.status = "proved";
+          continue;
+        }
         auto t0 = std::chrono::steady_clock::now();
         std::string cacheFile = dir.empty() ? "" : dir + "/" + j.hash;
         if (!cacheFile.empty() && llvm::sys::fs::exists(cacheFile)) {
@@ -306,27 +315,43 @@ private:
           continue;
         }
         try {
-          z3::context c;
           z3::solver s(c);
           z3::params p(c);
           p.set("timeout", opts.timeoutMs);
           s.set(p);
           z3::expr_vector asserts = c.parse_string(j.smt.c_str());
-          // Tier 1: floating-point operations as uninterpreted functions. A
-          // proof there holds for IEEE semantics too; otherwise tier 2 decides.
+          // A small portfolio, cheapest first. Unsat from any stage is a proof
+          // and sat a counterexample (the abstraction's sat is not).
+          //  1. floating-point operations as uninterpreted functions: a proof
+          //     there holds for IEEE too, and is fast when both sides compute
+          //     the same term;
+          //  2. the simplex arithmetic solver (better on div/mod-by-constant
+          //     witness queries);
+          //  3. Z3's default configuration with the full time limit.
           z3::check_result r = z3::unknown;
-          std::optional<z3::expr_vector> abs = abstractFloats(c, asserts);
-          if (abs) {
+          unsigned quick = std::min(opts.timeoutMs, 2000u);
+          if (std::optional<z3::expr_vector> abs = abstractFloats(c, asserts)) {
             z3::solver s1(c);
             z3::params p1(c);
-            p1.set("timeout", std::min(opts.timeoutMs, 2000u));
+            p1.set("timeout", quick);
             s1.set(p1);
             for (auto a : *abs)
               s1.add(a);
             if (s1.check() == z3::unsat)
               r = z3::unsat;
           }
-          if (r != z3::unsat) {
+          if (r == z3::unknown) {
+            z3::params p2(c);
+            p2.set("arith.solver", 2u);
+            z3::solver s2 = (z3::tactic(c, "simplify") & z3::with(z3::tactic(c, "smt"), p2)).mk_solver();
+            z3::params pt(c);
+            pt.set("timeout", quick);
+            s2.set(pt);
+            for (auto a : asserts)
+              s2.add(a);
+            r = s2.check();
+          }
+          if (r == z3::unknown) {
             for (auto a : asserts)
               s.add(a);
             r = s.check();
@@ -364,9 +389,9 @@ private:
         c.smt = jobs[i].smt;
       if (c.status == "failed" && o.lemma)
         c.status = "unknown";
+      if (c.status != "proved" && std::getenv("KUIPER_DEBUG_SMT"))
+        llvm::errs() << jobs[i].smt << "\n";
       if (c.status == "failed") {
-        if (std::getenv("KUIPER_DEBUG_SMT"))
-          llvm::errs() << jobs[i].smt << "\n";
         c.message = o.failMessage;
         counterexample(z, ex, o, c, memNames);
       } else if (c.status == "unknown") {

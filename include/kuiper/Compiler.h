@@ -50,6 +50,9 @@ struct CompileOptions {
   unsigned jobs = 0;                ///< solver threads, 0 = one per core
   bool useCache = true;
   bool keepSMT = false;             ///< keep each obligation's SMT-LIB text in the report
+  /// When verification fails, replay each failed check's counterexample on
+  /// the CPU executor (kuiper/Replay.h) and mark it confirmed or possible.
+  bool replay = true;
   std::string libdevice;            ///< default: the CUDA toolkit's libdevice
 };
 

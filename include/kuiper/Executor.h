@@ -198,6 +198,25 @@ private:
   ExecOptions opts;
 };
 
+/// Binds the scalar parameters of `kernel` not yet set in `args` to small
+/// values (what `kuiper-run` does): floats 1.5, bools true, and integers the
+/// first of 1000, 257, 256, 100, 64, 33, 32, 16, 8, 4, 2, 1, 0 (all alike,
+/// then combinations of up to three parameters) for which `requires` holds
+/// and the buffers (elements, summed) and the launch (threads) stay within
+/// `maxElements`. Returns the choices made ("n=1000"); error code 2 when no
+/// candidate fits.
+Result<std::vector<std::string>> chooseScalars(const Module &module,
+                                               const std::string &kernel,
+                                               Args &args,
+                                               int64_t maxElements = 1 << 16);
+
+/// Fills the `in` and `inout` buffers of `kernel` bound in `args` with
+/// seeded random values: floats in [-2, 2), integers in [-100, 100], bools
+/// 0/1. With `edge`, half of the values are edge cases instead (+-0, +-inf,
+/// NaN, denormals, huge and tiny values; INT_MIN/INT_MAX, -1, 0, 1).
+void fillInputs(const Module &module, const std::string &kernel, Args &args,
+                uint64_t seed, bool edge = false);
+
 /// Builds a Module from kuiper IR text (no front end, no verification):
 /// for tests, replay and `kuiper-run file.mlir`.
 Result<Module> parseModuleIR(const std::string &text,

@@ -97,132 +97,6 @@ bool parseScalar(const std::string &type, const std::string &text, ScalarValue &
   return true;
 }
 
-double edgeFloat(std::mt19937_64 &rng, const std::string &t) {
-  static const double f32Edges[] = {
-      0.0, -0.0, INFINITY, -INFINITY, NAN, 1.4e-45, -1.4e-45, 1.0e-40,
-      1.17549435e-38, 3.0e38, -3.0e38, 1e-30, 1.0, -1.0, 65504.0};
-  static const double f64Edges[] = {
-      0.0, -0.0, INFINITY, -INFINITY, NAN, 4.9e-324, -4.9e-324, 1e-310,
-      2.2250738585072014e-308, 1.7e308, -1.7e308, 1e-300, 1.0, -1.0};
-  std::uniform_real_distribution<double> u(-2.0, 2.0);
-  if (rng() % 2)
-    return u(rng);
-  if (t == "f64")
-    return f64Edges[rng() % (sizeof f64Edges / sizeof(double))];
-  return f32Edges[rng() % (sizeof f32Edges / sizeof(double))];
-}
-
-void fillInputs(Args &args, const KernelInfo &k, const std::string &mode,
-                uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> u(-2.0, 2.0);
-  for (const ParamInfo &p : k.params) {
-    if (p.kind != ParamInfo::Buffer || p.access == "out")
-      continue;
-    HostBuffer *b = args.buffer(p.name);
-    if (!b)
-      continue;
-    int64_t n = b->numElements();
-    for (int64_t i = 0; i < n; ++i) {
-      if (isFloatType(b->elemType)) {
-        b->set(i, mode == "edge" ? edgeFloat(rng, b->elemType) : u(rng));
-      } else if (b->elemType == "bool") {
-        b->set(i, rng() % 2);
-      } else if (mode == "edge" && rng() % 2) {
-        static const int64_t e32[] = {0, -1, 1, 2147483647, -2147483647 - 1};
-        static const int64_t e64[] = {0, -1, 1, std::numeric_limits<int64_t>::max(),
-                                      std::numeric_limits<int64_t>::min()};
-        int64_t v = b->elemType == "i64" || b->elemType == "u64" ? e64[rng() % 5]
-                                                                 : e32[rng() % 5];
-        if (b->elemType == "i64" || b->elemType == "u64")
-          std::memcpy(b->bytes.data() + i * 8, &v, 8);
-        else
-          b->set(i, (double)v);
-      } else {
-        b->set(i, (double)((int64_t)(rng() % 201) - 100));
-      }
-    }
-  }
-}
-
-/// Picks small scalar values satisfying `requires` for unset parameters.
-bool chooseScalars(const Module &m, const KernelInfo &k, Args &args,
-                   std::vector<std::string> &chosen, std::string &why) {
-  std::vector<const ParamInfo *> ints;
-  for (const ParamInfo &p : k.params) {
-    if (p.kind != ParamInfo::Scalar || args.scalar(p.name))
-      continue;
-    if (isFloatType(p.type)) {
-      args.set(p.name, 1.5);
-      chosen.push_back(p.name + "=1.5");
-    } else if (p.type == "bool" || p.type == "i1") {
-      args.set(p.name, true);
-      chosen.push_back(p.name + "=true");
-    } else {
-      ints.push_back(&p);
-    }
-  }
-  if (ints.empty())
-    return true;
-  static const int64_t cands[] = {1000, 257, 256, 100, 64, 33, 32, 16, 8, 4, 2, 1, 0};
-  const size_t nc = sizeof cands / sizeof cands[0];
-  Executor ex;
-  auto fits = [&](Args &trial) {
-    Result<LaunchInfo> info = ex.describe(m, k.name, trial);
-    if (!info || !info->requiresHold)
-      return false;
-    int64_t total = 0;
-    for (auto &[name, dims] : info->bufferDims) {
-      int64_t n = 1;
-      for (int64_t d : dims)
-        n *= d;
-      total += n;
-    }
-    return total <= (int64_t(1) << 16) &&
-           info->numBlocks() * info->blockSize() <= (int64_t(1) << 16);
-  };
-  // Uniform assignments first, then combinations (up to 3 parameters).
-  std::vector<size_t> idx(ints.size(), 0);
-  auto assign = [&](Args &trial) {
-    for (size_t j = 0; j < ints.size(); ++j)
-      trial.set(ints[j]->name, cands[idx[j]]);
-  };
-  for (size_t c = 0; c < nc; ++c) {
-    std::fill(idx.begin(), idx.end(), c);
-    Args trial = args;
-    assign(trial);
-    if (fits(trial)) {
-      args = trial;
-      goto found;
-    }
-  }
-  if (ints.size() <= 3) {
-    size_t total = 1;
-    for (size_t j = 0; j < ints.size(); ++j)
-      total *= nc;
-    for (size_t t = 0; t < total; ++t) {
-      size_t r = t;
-      for (size_t j = 0; j < ints.size(); ++j) {
-        idx[j] = r % nc;
-        r /= nc;
-      }
-      Args trial = args;
-      assign(trial);
-      if (fits(trial)) {
-        args = trial;
-        goto found;
-      }
-    }
-  }
-  why = "no small values of the integer parameters satisfy the requires "
-        "clause; set them with --set NAME=VALUE";
-  return false;
-found:
-  for (size_t j = 0; j < ints.size(); ++j)
-    chosen.push_back(ints[j]->name + "=" + std::to_string(cands[idx[j]]));
-  return true;
-}
-
 } // namespace
 
 int main(int argc, char **argv) {
@@ -327,10 +201,10 @@ int main(int argc, char **argv) {
       return bad("bad value '" + text + "' for " + name + ": " + p->type);
     args.set(name, sv);
   }
-  std::vector<std::string> chosen;
-  std::string why;
-  if (!chooseScalars(*mod, *k, args, chosen, why))
-    return bad(why);
+  Result<std::vector<std::string>> choice = chooseScalars(*mod, k->name, args);
+  if (!choice)
+    return bad(choice.error().message);
+  std::vector<std::string> chosen = *choice;
 
   Executor probe;
   Result<LaunchInfo> info = probe.allocateBuffers(*mod, k->name, args);
@@ -340,7 +214,7 @@ int main(int argc, char **argv) {
   }
   if (!info->requiresHold)
     return bad("precondition failed: " + info->failedRequires);
-  fillInputs(args, *k, o.inputs, o.seed);
+  fillInputs(*mod, k->name, args, o.seed, o.inputs == "edge");
 
   ExecOptions eo;
   eo.schedule = o.schedule;

@@ -44,6 +44,7 @@ const char *const kUsage =
     "  --timeout SECONDS      solver time limit per obligation (default 10)\n"
     "  --jobs N               solver threads (default: one per core)\n"
     "  --no-cache             do not use the obligation cache\n"
+    "  --no-replay            do not replay counterexamples on the CPU executor\n"
     "  --help                 print this help\n"
     "  --version              print the version\n"
     "\n"
@@ -62,6 +63,7 @@ struct Options {
   unsigned timeoutSeconds = 10;
   unsigned jobs = 0;
   bool noCache = false;
+  bool noReplay = false;
 };
 
 int usageError(const std::string &message) {
@@ -124,11 +126,14 @@ int parseArgs(int argc, char **argv, Options &o) {
       std::cout << "kuiperc " << version() << "\n";
       return 0;
     }
-    if (a == "--verify-only" || a == "--no-verify" || a == "--no-cache") {
+    if (a == "--verify-only" || a == "--no-verify" || a == "--no-cache" ||
+        a == "--no-replay") {
       if (hasInlineValue)
         return usageError("option '" + a + "' takes no value");
-      (a == "--verify-only" ? o.verifyOnly : a == "--no-verify" ? o.noVerify : o.noCache) =
-          true;
+      (a == "--verify-only" ? o.verifyOnly
+       : a == "--no-verify" ? o.noVerify
+       : a == "--no-cache"  ? o.noCache
+                            : o.noReplay) = true;
     } else if (a == "-o") {
       if (!takeValue(o.output))
         return needsValue(a);
@@ -254,6 +259,7 @@ int run(const Options &o) {
   copts.solverTimeoutMs = o.timeoutSeconds * 1000;
   copts.jobs = o.jobs;
   copts.useCache = !o.noCache;
+  copts.replay = !o.noReplay;
   copts.keepSMT = o.emit == "smt";
   copts.verify = !o.noVerify && o.emit != "mlir";
   copts.emitPTX = o.emit == "ptx" && !o.verifyOnly;

@@ -1,0 +1,48 @@
+//===- Replay.h - Counterexample replay on the CPU executor -----*- C++ -*-===//
+//
+// Public API. Turns the counterexample of a failed check into a concrete
+// launch (scalar parameters, buffer sizes, inputs, schedules), runs it on the
+// CPU executor with dynamic checks, and marks the check `confirmed` (the
+// replay showed the bug) or not (`observed` says "possible: not reproduced"
+// or why it was not replayed). No MLIR, LLVM or Z3 types.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KUIPER_REPLAY_H
+#define KUIPER_REPLAY_H
+
+#include "kuiper/Executor.h"
+
+#include <cstdint>
+#include <string>
+
+namespace kuiper {
+
+/// Limits and seeds of a replay.
+struct ReplayOptions {
+  /// Seed of the random inputs and of the random schedules.
+  uint64_t seed = 1;
+  /// Largest buffers replayed (elements of all buffers together): a
+  /// counterexample that needs more is reported as not replayed.
+  int64_t maxElements = int64_t(64) << 20;
+  /// Largest launch replayed (threads of the grid): the executor interprets
+  /// every thread, so this bounds the replay's time (~0.2 M threads/s).
+  int64_t maxThreads = int64_t(1) << 21;
+  /// Random schedules tried (after in-order and reverse) for race,
+  /// divergence and convergence checks.
+  unsigned randomSchedules = 3;
+};
+
+/// Replays the counterexample of one failed check of `kernel`; sets
+/// `check.confirmed` and `check.observed`. Checks that did not fail are left
+/// alone.
+void replayCheck(const Module &module, const std::string &kernel,
+                 CheckResult &check, const ReplayOptions &opts = {});
+
+/// Replays every failed check of every kernel of `report` (the report of
+/// `module`, e.g. `module.report()`).
+void replayCounterexamples(const Module &module, Report &report,
+                           const ReplayOptions &opts = {});
+
+} // namespace kuiper
+
+#endif

@@ -1,0 +1,547 @@
+//===- Replay.cpp - Counterexample replay on the CPU executor --------------===//
+//
+// A failed check's counterexample names scalar parameters (`n` = `256`),
+// quantified indices (`i`, `index 0 of y`), thread ids of two-thread checks
+// (`thread A threadIdx.x`), buffer indices (`y index 0`) and the input values
+// the solver chose (`x[5]` = `-0.5`, `NaN`, `inf`, `-0.0`). The replay binds
+// the scalars (choosing small values satisfying `requires` for the others),
+// allocates the buffers of the shapes those scalars give, fills the inputs
+// with seeded random values and puts every input value of the counterexample
+// at its index, then runs the kernel with dynamic checks: in order, and for
+// schedule-dependent checks also in reverse and in a few random orders. A
+// violation of the same kind, or the same bug showing as a related kind (an
+// unwritten element is both a coverage and a postcondition failure), confirms
+// the check.
+//
+//===----------------------------------------------------------------------===//
+#include "kuiper/Replay.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <set>
+
+namespace kuiper {
+
+namespace {
+
+std::string trim(const std::string &s) {
+  size_t a = s.find_first_not_of(" \t\n");
+  if (a == std::string::npos)
+    return "";
+  size_t b = s.find_last_not_of(" \t\n");
+  return s.substr(a, b - a + 1);
+}
+
+/// Z3 prints negative numbers as `(- 5)`: make it `-5`.
+std::string unwrapNegation(const std::string &text) {
+  std::string s = trim(text);
+  if (s.size() > 3 && s.front() == '(' && s.back() == ')') {
+    std::string in = trim(s.substr(1, s.size() - 2));
+    if (in.size() > 2 && in[0] == '-' && in[1] == ' ')
+      return "-" + trim(in.substr(1));
+  }
+  return s;
+}
+
+bool parseInt(const std::string &text, int64_t &v) {
+  std::string s = unwrapNegation(text);
+  if (s == "true" || s == "false") {
+    v = s == "true";
+    return true;
+  }
+  if (s.size() > 2 && s[0] == '#' && (s[1] == 'x' || s[1] == 'b')) {
+    // A bit-vector literal: sign-extend from its width.
+    int base = s[1] == 'x' ? 16 : 2;
+    unsigned width = (unsigned)(s.size() - 2) * (base == 16 ? 4 : 1);
+    if (width == 0 || width > 64)
+      return false;
+    errno = 0;
+    char *end = nullptr;
+    unsigned long long u = std::strtoull(s.c_str() + 2, &end, base);
+    if (errno || *end)
+      return false;
+    if (width < 64 && (u >> (width - 1)) & 1)
+      u |= ~0ull << width;
+    v = (int64_t)u;
+    return true;
+  }
+  errno = 0;
+  char *end = nullptr;
+  long long x = std::strtoll(s.c_str(), &end, 10);
+  if (s.empty() || errno || *end)
+    return false;
+  v = (int64_t)x;
+  return true;
+}
+
+bool parseFloat(const std::string &text, double &v) {
+  std::string s = unwrapNegation(text);
+  std::string lower = s;
+  for (char &ch : lower)
+    ch = (char)std::tolower((unsigned char)ch);
+  if (lower == "nan" || lower == "-nan" || lower == "+nan") {
+    v = std::numeric_limits<double>::quiet_NaN();
+    return true;
+  }
+  if (lower == "inf" || lower == "+inf" || lower == "infinity" || lower == "+oo") {
+    v = std::numeric_limits<double>::infinity();
+    return true;
+  }
+  if (lower == "-inf" || lower == "-infinity" || lower == "-oo") {
+    v = -std::numeric_limits<double>::infinity();
+    return true;
+  }
+  size_t slash = s.find('/');
+  if (slash != std::string::npos) {
+    double a, b;
+    if (!parseFloat(s.substr(0, slash), a) || !parseFloat(s.substr(slash + 1), b) ||
+        b == 0)
+      return false;
+    v = a / b;
+    return true;
+  }
+  char *end = nullptr;
+  v = std::strtod(s.c_str(), &end);
+  return !s.empty() && !*end;
+}
+
+/// A value the solver printed with 9 decimals that reads as zero but is not
+/// an exact zero (those print as "0.0" and "-0.0"): "-0.000000000".
+bool isLossyZero(const std::string &text) {
+  std::string s = unwrapNegation(text);
+  if (!s.empty() && (s[0] == '-' || s[0] == '+'))
+    s = s.substr(1);
+  return s.size() > 3 && s.rfind("0.", 0) == 0 &&
+         s.find_first_not_of('0', 2) == std::string::npos;
+}
+
+bool isFloatType(const std::string &t) {
+  return t == "f16" || t == "bf16" || t == "f32" || t == "f64";
+}
+
+bool isIdentChar(char ch) { return std::isalnum((unsigned char)ch) || ch == '_'; }
+
+/// `x[5]` or `x[1, 2]`: a buffer name and its indices.
+bool parseElement(const std::string &name, std::string &buffer,
+                  std::vector<int64_t> &idx) {
+  size_t open = name.find('[');
+  if (open == std::string::npos || open == 0 || name.back() != ']')
+    return false;
+  buffer = name.substr(0, open);
+  for (char ch : buffer)
+    if (!isIdentChar(ch))
+      return false;
+  std::string inner = name.substr(open + 1, name.size() - open - 2);
+  idx.clear();
+  size_t pos = 0;
+  while (pos <= inner.size()) {
+    size_t comma = inner.find(',', pos);
+    std::string part = inner.substr(pos, comma == std::string::npos ? std::string::npos
+                                                                    : comma - pos);
+    // A comma inside `(- 5)` does not occur; indices are plain integers.
+    int64_t v;
+    if (!parseInt(part, v))
+      return false;
+    idx.push_back(v);
+    if (comma == std::string::npos)
+      break;
+    pos = comma + 1;
+  }
+  return !idx.empty();
+}
+
+/// Row-major linear index of `idx` in `dims`, or -1 when out of range.
+int64_t linearIndex(const std::vector<int64_t> &dims, const std::vector<int64_t> &idx) {
+  if (dims.size() != idx.size())
+    return -1;
+  int64_t lin = 0;
+  for (size_t k = 0; k < dims.size(); ++k) {
+    if (idx[k] < 0 || idx[k] >= dims[k])
+      return -1;
+    lin = lin * dims[k] + idx[k];
+  }
+  return lin;
+}
+
+/// a * b, saturating at a large value.
+int64_t satMul(int64_t a, int64_t b) {
+  const int64_t big = std::numeric_limits<int64_t>::max() / 4;
+  if (a <= 0 || b <= 0)
+    return 0;
+  if (a > big / b)
+    return big;
+  return a * b;
+}
+
+/// Whether element `i` still holds the executor's poison pattern (the value
+/// an `out` element has when no thread wrote it).
+bool isPoison(const HostBuffer &b, int64_t i) {
+  if (i < 0 || i >= b.numElements())
+    return false;
+  const uint8_t *p = b.bytes.data() + i * b.elemSize();
+  if (b.elemType == "f32") {
+    uint32_t x;
+    std::memcpy(&x, p, 4);
+    return x == 0x7fdeadbeu;
+  }
+  if (b.elemType == "f64") {
+    uint64_t x;
+    std::memcpy(&x, p, 8);
+    return x == 0x7ff8deadbeef0000ull;
+  }
+  if (b.elemType == "f16" || b.elemType == "bf16") {
+    uint16_t x;
+    std::memcpy(&x, p, 2);
+    return x == (b.elemType == "f16" ? 0x7e5a : 0x7fda);
+  }
+  return false;
+}
+
+/// Marks every `buf[idx] = nan` of a message whose element was never written
+/// as `NaN-poison (never written)`.
+std::string markPoison(std::string msg, const Args &after) {
+  const std::string pat = " = nan";
+  for (size_t p = msg.find(pat); p != std::string::npos; p = msg.find(pat, p + 1)) {
+    if (p == 0 || msg[p - 1] != ']')
+      continue;
+    size_t open = msg.rfind('[', p - 1);
+    if (open == std::string::npos || open == 0)
+      continue;
+    size_t start = open;
+    while (start > 0 && isIdentChar(msg[start - 1]))
+      --start;
+    std::string buf;
+    std::vector<int64_t> idx;
+    if (!parseElement(msg.substr(start, p - start), buf, idx))
+      continue;
+    const HostBuffer *b = after.buffer(buf);
+    if (!b || !isPoison(*b, linearIndex(b->dims, idx)))
+      continue;
+    msg.replace(p, pat.size(), " = NaN-poison (never written)");
+  }
+  return msg;
+}
+
+/// Violation kinds (of the executor) that show the bug a check (of the
+/// verifier) names, besides the check's own kind.
+std::set<std::string> relatedKinds(const std::string &id) {
+  if (id == "coverage") // unwritten: wrong values; written twice: a race
+    return {"postcondition", "race"};
+  if (id == "postcondition")
+    return {"coverage"};
+  if (id == "race" || id == "determinism")
+    return {"race", "postcondition"};
+  return {};
+}
+
+/// Checks whose outcome depends on the interleaving of threads.
+bool scheduleDependent(const std::string &id) {
+  return id == "race" || id == "determinism" || id == "barrier-divergence" ||
+         id == "warp-convergence" || id == "barrier-contract";
+}
+
+/// `file:line:col` -> file, line, col (line and col 0 if absent).
+void splitLocation(const std::string &loc, std::string &file, int &line, int &col) {
+  file = loc;
+  line = col = 0;
+  size_t c2 = loc.rfind(':');
+  if (c2 == std::string::npos || c2 == 0)
+    return;
+  size_t c1 = loc.rfind(':', c2 - 1);
+  if (c1 == std::string::npos)
+    return;
+  file = loc.substr(0, c1);
+  line = std::atoi(loc.c_str() + c1 + 1);
+  col = std::atoi(loc.c_str() + c2 + 1);
+}
+
+std::string baseName(const std::string &path) {
+  size_t slash = path.find_last_of('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+/// 4: same kind at the check's location; 3: same kind on the check's line;
+/// 2: same kind elsewhere; 1: a related kind; 0: unrelated.
+int matchScore(const Violation &v, const CheckResult &c) {
+  if (v.kind == c.id) {
+    std::string file;
+    int line, col;
+    splitLocation(v.location, file, line, col);
+    bool sameFile = c.file.empty() || baseName(file) == baseName(c.file);
+    if (sameFile && c.line > 0 && line == c.line)
+      return col == c.col ? 4 : 3;
+    return 2;
+  }
+  return relatedKinds(c.id).count(v.kind) ? 1 : 0;
+}
+
+std::string scheduleText(const ExecOptions &o) {
+  switch (o.schedule) {
+  case ExecOptions::InOrder:
+    return "in-order schedule";
+  case ExecOptions::Reverse:
+    return "reverse schedule";
+  case ExecOptions::Random:
+    return "random schedule, seed " + std::to_string(o.seed);
+  }
+  return "";
+}
+
+/// "n = 257, alpha = 1.5" in parameter order.
+std::string launchText(const KernelInfo &k, const Args &args) {
+  std::string s;
+  for (const ParamInfo &p : k.params) {
+    if (p.kind != ParamInfo::Scalar)
+      continue;
+    const ScalarValue *v = args.scalar(p.name);
+    if (!v)
+      continue;
+    s += (s.empty() ? "" : ", ") + p.name + " = " + toString(*v);
+  }
+  return s;
+}
+
+} // namespace
+
+void replayCheck(const Module &module, const std::string &kernel, CheckResult &c,
+                 const ReplayOptions &opts) {
+  if (c.status != "failed")
+    return;
+  auto notReplayed = [&](const std::string &why) {
+    c.confirmed = false;
+    c.observed = "not replayed: " + why;
+  };
+  const KernelInfo *k = module.kernel(kernel);
+  if (!k)
+    return notReplayed("no kernel '" + kernel + "' in the module");
+  auto param = [&](const std::string &name) -> const ParamInfo * {
+    for (const ParamInfo &p : k->params)
+      if (p.name == name)
+        return &p;
+    return nullptr;
+  };
+
+  // 1. Scalars and input values of the counterexample.
+  struct Placement {
+    std::string buffer;
+    std::vector<int64_t> idx;
+    std::string value;
+  };
+  Args args;
+  std::vector<Placement> placements;
+  for (const auto &[name, value] : c.counterexample) {
+    const ParamInfo *p = param(name);
+    if (p && p->kind == ParamInfo::Scalar) {
+      if (args.scalar(name))
+        continue;
+      if (isFloatType(p->type)) {
+        double d;
+        if (parseFloat(value, d))
+          args.setFloat(name, d);
+      } else if (p->type == "bool" || p->type == "i1") {
+        int64_t b;
+        if (parseInt(value, b))
+          args.setBool(name, b != 0);
+      } else {
+        int64_t i;
+        if (parseInt(value, i))
+          args.setInt(name, i);
+      }
+      continue;
+    }
+    Placement pl;
+    if (parseElement(name, pl.buffer, pl.idx)) {
+      const ParamInfo *b = param(pl.buffer);
+      // `out` elements in a counterexample are what the buffer holds, not
+      // inputs: the executor poisons `out` buffers before the run.
+      if (b && b->kind == ParamInfo::Buffer && b->access != "out") {
+        pl.value = value;
+        placements.push_back(std::move(pl));
+      }
+    }
+  }
+
+  // 2. Small values, satisfying `requires`, for the other scalars.
+  {
+    Args trial = args;
+    Result<std::vector<std::string>> choice = chooseScalars(module, kernel, trial);
+    if (!choice) {
+      trial = args;
+      choice = chooseScalars(module, kernel, trial,
+                             std::min(opts.maxElements, opts.maxThreads));
+    }
+    if (!choice)
+      return notReplayed("no small values of the other scalar parameters satisfy "
+                         "the requires clause");
+    args = std::move(trial);
+  }
+
+  // 3. The launch: requires, sizes.
+  Executor probe;
+  Result<LaunchInfo> info = probe.describe(module, kernel, args);
+  if (!info)
+    return notReplayed(info.error().message);
+  if (!info->requiresHold)
+    return notReplayed("the launch of the counterexample does not satisfy requires (" +
+                       info->failedRequires + ")");
+  int64_t elements = 0;
+  for (const auto &[name, dims] : info->bufferDims) {
+    int64_t n = 1;
+    for (int64_t d : dims) {
+      if (d <= 0) {
+        n = 0;
+        break;
+      }
+      n = satMul(n, d);
+    }
+    elements = std::min(elements + n, std::numeric_limits<int64_t>::max() / 4);
+  }
+  int64_t threads = satMul(info->numBlocks(), info->blockSize());
+  if (elements > opts.maxElements)
+    return notReplayed("needs a launch of " + std::to_string(elements) +
+                       " elements (" + launchText(*k, args) + "); at most " +
+                       std::to_string(opts.maxElements) + " are replayed");
+  if (threads > opts.maxThreads)
+    return notReplayed("needs a launch of " + std::to_string(threads) + " threads (" +
+                       launchText(*k, args) + "); the CPU executor replays at most " +
+                       std::to_string(opts.maxThreads));
+
+  // 4. Buffers and random inputs.
+  Result<LaunchInfo> alloc = probe.allocateBuffers(module, kernel, args);
+  if (!alloc)
+    return notReplayed(alloc.error().message);
+  fillInputs(module, kernel, args, opts.seed);
+
+  // The counterexample's input values, at their indices. Values are printed
+  // with 9 decimals, so a tiny nonzero input (a denormal, say) reads as
+  // "-0.000000000": attempt 0 takes the text as written (-0.0), later attempts
+  // put tiny values of its sign there instead.
+  static const double tiny[] = {1e-10, 1.4e-45};
+  bool lossy = false;
+  auto place = [&](Args &a, int attempt) {
+    for (const Placement &pl : placements) {
+      HostBuffer *b = a.buffer(pl.buffer);
+      if (!b)
+        continue;
+      int64_t lin = linearIndex(b->dims, pl.idx);
+      if (lin < 0)
+        continue;
+      if (isFloatType(b->elemType)) {
+        double d;
+        if (!parseFloat(pl.value, d))
+          continue;
+        if (d == 0 && isLossyZero(pl.value)) {
+          lossy = true;
+          if (attempt > 0)
+            d = std::copysign(tiny[attempt - 1], std::signbit(d) ? -1.0 : 1.0);
+        }
+        b->set(lin, d);
+      } else {
+        int64_t i;
+        if (!parseInt(pl.value, i))
+          continue;
+        if (b->elemType == "i64" || b->elemType == "u64")
+          std::memcpy(b->bytes.data() + lin * 8, &i, 8);
+        else
+          b->set(lin, (double)i);
+      }
+    }
+  };
+
+  // 5. Runs: in order; schedule-dependent checks also in reverse and random
+  // orders (while the launch is small enough to afford them).
+  std::vector<ExecOptions> runs;
+  ExecOptions base;
+  base.checks = true;
+  base.checkEnsures = true;
+  base.seed = opts.seed;
+  runs.push_back(base);
+  if (scheduleDependent(c.id) && threads <= std::max<int64_t>(opts.maxThreads / 4, 1)) {
+    ExecOptions r = base;
+    r.schedule = ExecOptions::Reverse;
+    runs.push_back(r);
+    for (unsigned s = 0; s < opts.randomSchedules; ++s) {
+      r.schedule = ExecOptions::Random;
+      r.seed = opts.seed + s;
+      runs.push_back(r);
+    }
+  }
+
+  int bestScore = 0;
+  std::string bestText, error;
+  bool anyRan = false;
+  const int attempts = 1 + (int)(sizeof tiny / sizeof tiny[0]);
+  for (int attempt = 0; attempt < attempts && bestScore == 0; ++attempt) {
+    if (attempt > 0 && !lossy)
+      break;
+    Args inputs = args;
+    place(inputs, attempt);
+    if (alloc->requiresNeedBuffers) {
+      Result<LaunchInfo> again = probe.describe(module, kernel, inputs);
+      if (!again) {
+        error = again.error().message;
+        continue;
+      }
+      if (!again->requiresHold) {
+        error = "the inputs chosen do not satisfy requires (" + again->failedRequires + ")";
+        continue;
+      }
+    }
+    for (const ExecOptions &eo : runs) {
+      Args a = inputs;
+      Result<ExecResult> r = Executor(eo).run(module, kernel, a);
+      if (!r) {
+        error = r.error().message;
+        continue;
+      }
+      anyRan = true;
+      for (const Violation &v : r->violations) {
+        int score = matchScore(v, c);
+        if (score <= bestScore)
+          continue;
+        bestScore = score;
+        bestText = markPoison(v.message, a);
+        if (v.kind != c.id)
+          bestText += " [" + v.kind + "]";
+        std::string launch = launchText(*k, args);
+        bestText += " (" + (launch.empty() ? "" : launch + ", ") + scheduleText(eo);
+        if (attempt > 0)
+          bestText += ", inputs printed as 0 taken as +-" +
+                      std::string(attempt == 1 ? "1e-10" : "1.4e-45");
+        bestText += ")";
+      }
+      if (bestScore >= 3)
+        break;
+    }
+  }
+  if (!anyRan)
+    return notReplayed(error);
+  if (bestScore > 0) {
+    c.confirmed = true;
+    c.observed = bestText;
+    return;
+  }
+  c.confirmed = false;
+  std::string launch = launchText(*k, args);
+  c.observed = "possible: not reproduced (" + (launch.empty() ? "" : launch + "; ") +
+               (runs.size() == 1 ? std::string("in-order schedule")
+                                 : "in-order, reverse and " +
+                                       std::to_string(opts.randomSchedules) +
+                                       " random schedules") +
+               ")";
+}
+
+void replayCounterexamples(const Module &module, Report &report,
+                           const ReplayOptions &opts) {
+  for (KernelReport &kr : report.kernels)
+    for (CheckResult &c : kr.checks)
+      if (c.status == "failed")
+        replayCheck(module, kr.name, c, opts);
+}
+
+} // namespace kuiper
