@@ -494,6 +494,8 @@ public:
   bool setup(const Args &args, bool run);
   /// Runs every block and the post-run checks.
   bool runAll();
+  /// Evaluates the ensures on the current buffers (violations recorded).
+  bool checkEnsures();
   void finish(Args &args);
 
   Error error;
@@ -2334,6 +2336,12 @@ bool Interp::runBlock() {
 }
 
 bool Interp::runAll() {
+  if (opts.ensuresOnly) {
+    for (auto &b : bufs)
+      if (b.access == "inout")
+        b.oldData.assign(b.data, b.data + b.n * b.et.size);
+    return checkEnsures();
+  }
   if (opts.checks) {
     for (auto &b : bufs) {
       if (b.access == "inout")
@@ -2403,25 +2411,29 @@ bool Interp::runAll() {
   }
 
   // Postconditions.
-  if (opts.checkEnsures) {
-    for (Operation *op : ensures) {
-      bool approx = cast<EnsuresOp>(op).getApprox();
-      bool holds = true;
-      if (!evalClause(op->getRegion(0), host, approx, holds))
-        return false;
-      if (!holds) {
-        std::string msg = std::string(approx ? "approx " : "") + "ensures failed";
-        if (!host.lastFail.empty())
-          msg += " " + host.lastFail;
-        violate("postcondition", op, msg);
-      }
-    }
-  }
+  if (opts.checkEnsures && !checkEnsures())
+    return false;
   if (dropped) {
     Violation v;
     v.kind = "truncated";
     v.message = std::to_string(dropped) + " more violations not recorded";
     res.violations.push_back(std::move(v));
+  }
+  return true;
+}
+
+bool Interp::checkEnsures() {
+  for (Operation *op : ensures) {
+    bool approx = cast<EnsuresOp>(op).getApprox();
+    bool holds = true;
+    if (!evalClause(op->getRegion(0), host, approx, holds))
+      return false;
+    if (!holds) {
+      std::string msg = std::string(approx ? "approx " : "") + "ensures failed";
+      if (!host.lastFail.empty())
+        msg += " " + host.lastFail;
+      violate("postcondition", op, msg);
+    }
   }
   return true;
 }

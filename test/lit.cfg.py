@@ -41,6 +41,7 @@ config.substitutions.append(("%kuiperc", tool("kuiperc")))
 config.substitutions.append(("%kuiper-opt", tool("kuiper-opt")))
 config.substitutions.append(("%kuiper-run", tool("kuiper-run")))
 config.substitutions.append(("%kuiper-lower", tool("kuiper-lower")))
+config.substitutions.append(("%kuiper-gpu-check", tool("kuiper-gpu-check")))
 config.substitutions.append(("%ptxas", config.kuiper_ptxas))
 config.substitutions.append(("%shared_kp", os.path.join(src, "test", "Corpus", "kp")))
 config.substitutions.append(("%examples", os.path.join(src, "examples")))
@@ -60,6 +61,12 @@ if cmake:
 
 if config.kuiper_ptxas and os.path.exists(config.kuiper_ptxas):
     config.available_features.add("ptxas")
+try:
+    import ctypes
+    ctypes.CDLL("libcuda.so.1")
+    config.available_features.add("cuda-driver")
+except OSError:
+    pass
 if shutil.which("cvc5"):
     config.available_features.add("cvc5")
 if shutil.which("z3"):

@@ -894,6 +894,16 @@ void SymExec::execIf(scf::IfOp op) {
     set(op.getResult(i), z3::ite(c, thenYs[i], elseYs[i]));
 }
 
+/// Memories (buffers, shared arrays) written anywhere inside `r`.
+static void storedMemories(Region &r, std::set<const void *> &out) {
+  r.walk([&](Operation *op) {
+    if (auto s = dyn_cast<StoreOp>(op))
+      out.insert(key(s.getRef()));
+    else if (auto a = dyn_cast<AtomicOp>(op))
+      out.insert(key(a.getRef()));
+  });
+}
+
 /// Locals (memref allocas) stored to anywhere inside `r`.
 static void storedLocals(Region &r, std::set<const void *> &out) {
   r.walk([&](memref::StoreOp s) { out.insert(key(s.getMemRef())); });
@@ -958,6 +968,8 @@ void SymExec::execFor(ForOp op) {
   checkInvariants(lo, "on entry");
   std::set<const void *> modified;
   storedLocals(op.getBody(), modified);
+  std::set<const void *> written;
+  storedMemories(op.getBody(), written);
   z3::expr savedPc = pc;
   unsigned m = iterVars.size();
   iterVars.push_back(z.int_const(("iter!" + std::to_string(freshIds++)).c_str()));
@@ -969,6 +981,10 @@ void SymExec::execFor(ForOp op) {
     locals.erase(lv);
     locals.emplace(lv, havoc("loop", srt));
   }
+  // What earlier iterations wrote is not tracked: the thread's view of every
+  // memory the loop writes becomes arbitrary (per thread and iteration).
+  for (const void *mem : written)
+    state[mem] = havocMemory(mem);
   pc = pc && iterRange[m];
   assumeInvariants(k);
   set(op.getBody().front().getArgument(0), k);
@@ -981,6 +997,8 @@ void SymExec::execFor(ForOp op) {
     locals.erase(lv);
     locals.emplace(lv, havoc("after_loop", srt));
   }
+  for (const void *mem : written)
+    state[mem] = havocMemory(mem);
   z3::expr span = hi - lo;
   z3::expr exitIv = z3::ite(hi <= lo, lo, lo + ((span + st - 1) / st) * st);
   assumeInvariants(exitIv);
@@ -1015,6 +1033,11 @@ void SymExec::execWhile(WhileOp op) {
   std::set<const void *> modified;
   storedLocals(op.getBody(), modified);
   storedLocals(op.getCond(), modified);
+  std::set<const void *> written;
+  storedMemories(op.getBody(), written);
+  storedMemories(op.getCond(), written);
+  for (const void *mem : written)
+    state[mem] = havocMemory(mem);
   z3::expr savedPc = pc;
   unsigned m = iterVars.size();
   iterVars.push_back(z.int_const(("iter!" + std::to_string(freshIds++)).c_str()));
@@ -1041,6 +1064,8 @@ void SymExec::execWhile(WhileOp op) {
     locals.erase(lv);
     locals.emplace(lv, havoc("after_loop", srt));
   }
+  for (const void *mem : written)
+    state[mem] = havocMemory(mem);
   invariants(false, "");
   execBlock(op.getCond().front());
   pc = pc && !get(cast<YieldOp>(op.getCond().front().getTerminator()).getValues()[0]);
@@ -1141,6 +1166,8 @@ z3::expr SymExec::read(const MemRef &m, const std::vector<z3::expr> &idx) {
     if (m->perBlock)
       for (int i = 3; i < 6; ++i)
         args.push_back(threadVars[i]);
+    for (auto &p : m->prefix)
+      args.push_back(p);
     for (auto &i : idx)
       args.push_back(i);
     r = (*m->fn)(args);
@@ -1389,7 +1416,12 @@ MemRef SymExec::mergeNode(const void *mem, MemRef prev, const std::vector<const 
     o.assumptions.push_back(e->pc);
     for (unsigned k : e->iters)
       o.assumptions.push_back(iterRange[k]);
-    o.goal = covered(*e, from, to, e->idx);
+    // The inferred writer of the element written here is this very (thread,
+    // iteration): the writer is unique and the merge takes its value.
+    z3::expr same = z.bool_val(true);
+    for (size_t i = 0; i < from.size(); ++i)
+      same = same && from[i] == to[i];
+    o.goal = covered(*e, from, to, e->idx) && same;
     o.lemma = true;
     obligations.push_back(std::move(o));
   }
@@ -1853,4 +1885,25 @@ bool SymExec::writerPostcondition(EnsuresOp ens) {
                 "no thread writes the element of out buffer '" + mi.name + "' the postcondition names", cov,
                 extra, obs);
   return true;
+}
+
+/// A memory state about which nothing is known: a fresh function of the
+/// thread, the iterations in scope and the index.
+MemRef SymExec::havocMemory(const void *mem) {
+  const MemInfo &mi = mems.at(mem);
+  auto node = std::make_shared<MemNode>();
+  node->kind = MemNode::Base;
+  node->id = nodeIds++;
+  z3::sort_vector sorts(z);
+  for (size_t i = 0; i < threadVars.size() + iterScope.size(); ++i)
+    sorts.push_back(z.int_sort());
+  for (size_t i = 0; i < mi.dims.size(); ++i)
+    sorts.push_back(z.int_sort());
+  node->fn = z.function((mi.name + "!havoc" + std::to_string(freshIds++)).c_str(), sorts,
+                        sortOf(mi.elemType));
+  for (auto &t : threadVars)
+    node->prefix.push_back(t);
+  for (unsigned k : iterScope)
+    node->prefix.push_back(iterVars[k]);
+  return node;
 }

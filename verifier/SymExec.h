@@ -71,6 +71,7 @@ struct MemNode {
   // Base: f(block vars if perBlock, idx...)
   std::optional<z3::func_decl> fn;
   bool perBlock = false;
+  std::vector<z3::expr> prefix; ///< extra leading arguments (thread, iterations)
   // Store (one thread's own store in the current interval)
   std::optional<z3::expr> cond, value;
   std::vector<z3::expr> idx;
@@ -199,6 +200,7 @@ private:
   // Kernel-level checks after execution.
   void finalChecks();
   bool writerPostcondition(kuiper::EnsuresOp ens);
+  MemRef havocMemory(const void *mem);
   std::map<mlir::Operation *, z3::expr> overrideLoad;
   void raceChecks();
   void finalState();

@@ -196,8 +196,12 @@ public:
         modes.push_back(FloatMode::Real);
       std::set<std::string> trusted;
       for (FloatMode m : modes) {
+        auto te = std::chrono::steady_clock::now();
         SymExec ex(z, module, kernel, m);
         ex.run();
+        if (std::getenv("KUIPER_DEBUG_TIME"))
+          llvm::errs() << "symbolic execution: " << msSince(te) << " ms, "
+                       << ex.obligations.size() << " obligations\n";
         for (auto &t : ex.trusted)
           trusted.insert(t);
         if (!ex.unsupportedReason.empty()) {
@@ -272,6 +276,7 @@ private:
       double ms = 0;
     };
     std::vector<Job> jobs(ex.obligations.size());
+    auto tq = std::chrono::steady_clock::now();
     for (size_t i = 0; i < ex.obligations.size(); ++i) {
       Obligation &o = ex.obligations[i];
       rep.obligations++;
@@ -292,14 +297,15 @@ private:
       jobs[i].smt = s.to_smt2();
       jobs[i].hash = hexHash(jobs[i].smt);
     }
+    if (std::getenv("KUIPER_DEBUG_TIME"))
+      llvm::errs() << "queries built: " << msSince(tq) << " ms\n";
     unsigned n = opts.jobs ? opts.jobs : std::max(1u, std::thread::hardware_concurrency());
-    std::atomic<size_t> next{0};
-    auto worker = [&]() {
-      z3::context c; // one context per worker: creating one costs milliseconds
-      while (true) {
-        size_t i = next++;
-        if (i >= jobs.size())
-          return;
+    // Worker w solves jobs w, w + n, ... in one context (creating a context
+    // costs milliseconds); the static split keeps each context's history, and
+    // so the solver's behaviour, the same from run to run.
+    auto worker = [&](size_t first) {
+      z3::context c;
+      for (size_t i = first; i < jobs.size(); i += n) {
         Job &j = jobs[i];
         if (j.status == "skip")
           continue;
@@ -369,11 +375,17 @@ private:
     };
     std::vector<std::thread> threads;
     for (unsigned t = 1; t < n && t < jobs.size(); ++t)
-      threads.emplace_back(worker);
-    worker();
+      threads.emplace_back(worker, t);
+    worker(0);
     for (auto &t : threads)
       t.join();
 
+    if (std::getenv("KUIPER_DEBUG_TIME"))
+      for (size_t i = 0; i < jobs.size(); ++i)
+        llvm::errs() << "obligation " << ex.obligations[i].id << " "
+                     << ex.obligations[i].loc.line << ":" << ex.obligations[i].loc.col << " "
+                     << jobs[i].status << " " << jobs[i].ms << " ms, " << jobs[i].smt.size()
+                     << " bytes: " << ex.obligations[i].message << "\n";
     std::set<std::string> seen;
     for (size_t i = 0; i < ex.obligations.size(); ++i) {
       Obligation &o = ex.obligations[i];

@@ -151,6 +151,10 @@ struct ExecOptions {
   double approxRelTol = 1e-5;
   /// Stop recording new violations after this many (distinct) ones.
   unsigned maxViolations = 100;
+  /// Do not run the kernel: evaluate its `ensures` on the buffers as bound
+  /// (outputs computed elsewhere, e.g. on a GPU) and report the failed ones
+  /// as `postcondition` violations. `old(e)` reads the buffers as bound.
+  bool ensuresOnly = false;
 };
 
 /// What a run observed.
