@@ -237,4 +237,30 @@ TEST(Replay, OnlyFailedChecksAreTouched) {
   EXPECT_TRUE(*r.kernels[0].checks[2].confirmed);
 }
 
+TEST(Executor, EnsuresOnlyChecksOutputsComputedElsewhere) {
+  // The GPU check's use: outputs from somewhere else, checked against the spec.
+  Module m = compileNoVerify(kCopy, "k.kp");
+  Args args;
+  args.setInt("n", 300);
+  ASSERT_TRUE(Executor().allocateBuffers(m, "copy", args));
+  fillInputs(m, "copy", args, 5);
+  HostBuffer &x = *args.buffer("x"), &y = *args.buffer("y");
+  for (int64_t i = 0; i < 300; ++i)
+    y.set(i, x.get(i));
+  ExecOptions eo;
+  eo.ensuresOnly = true;
+  Result<ExecResult> ok = Executor(eo).run(m, "copy", args);
+  ASSERT_TRUE(ok) << ok.error().message;
+  EXPECT_TRUE(ok->ok());
+  EXPECT_EQ(ok->threadsRun, 0u); // the kernel did not run
+  EXPECT_EQ(y.get(7), x.get(7)); // nor poisoned anything
+
+  y.set(123, x.get(123) + 1);
+  Result<ExecResult> bad = Executor(eo).run(m, "copy", args);
+  ASSERT_TRUE(bad);
+  ASSERT_NE(bad->find("postcondition"), nullptr);
+  EXPECT_NE(bad->find("postcondition")->message.find("at i = 123"), std::string::npos)
+      << bad->find("postcondition")->message;
+}
+
 } // namespace

@@ -310,11 +310,16 @@ z3::expr SymExec::intOp(Operation &op) {
   };
   Type t = op.getResult(0).getType();
   unsigned w = t.getIntOrFloatBitWidth();
+  // Integers are held in their signed (two's complement) reading; unsigned
+  // operations convert with toUnsigned/toSigned.
   auto arith2 = [&](std::function<z3::expr(z3::expr, z3::expr)> f) {
-    z3::expr r = f(get(op.getOperand(0)), get(op.getOperand(1)));
     auto [nsw, nuw] = flagsOf();
-    if (nuw)
-      unsupported(&op, "unsigned integer arithmetic is not modelled yet");
+    if (nuw && !nsw) {
+      z3::expr r = f(toUnsigned(get(op.getOperand(0)), w), toUnsigned(get(op.getOperand(1)), w));
+      checkOverflow(op, r, w, false);
+      return toSigned(r, w);
+    }
+    z3::expr r = f(get(op.getOperand(0)), get(op.getOperand(1)));
     checkOverflow(op, r, w, true);
     return r;
   };
@@ -538,10 +543,29 @@ void SymExec::execOp(Operation &op) {
     set(op.getResult(0), intOp(op));
     return;
   }
-  if (isa<arith::DivUIOp, arith::RemUIOp, arith::ShRUIOp, arith::MinUIOp, arith::MaxUIOp,
-          arith::UIToFPOp, arith::FPToUIOp>(op) &&
-      !(isa<arith::UIToFPOp>(op) && op.getOperand(0).getType().isInteger(1))) {
-    unsupported(&op, "unsigned integer arithmetic is not modelled yet");
+  if (isa<arith::DivUIOp, arith::RemUIOp, arith::ShRUIOp, arith::MinUIOp, arith::MaxUIOp>(op)) {
+    unsigned w = op.getResult(0).getType().getIntOrFloatBitWidth();
+    z3::expr a = toUnsigned(get(op.getOperand(0)), w), b = toUnsigned(get(op.getOperand(1)), w);
+    if (isa<arith::DivUIOp, arith::RemUIOp>(op) && !inSpec)
+      addObligation("overflow", loc, "the divisor is not zero", "division by zero", b != 0);
+    int64_t c;
+    if (isa<arith::ShRUIOp>(op)) {
+      if (!isConst(b.simplify(), c) || c < 0 || c >= (int64_t)w) {
+        unsupported(&op, "shift by a non-constant amount is not modelled yet");
+        return;
+      }
+      set(op.getResult(0), toSigned(a / z.int_val((int64_t)(uint64_t(1) << c)), w));
+      return;
+    }
+    z3::expr r = isa<arith::DivUIOp>(op) ? a / b
+                 : isa<arith::RemUIOp>(op) ? z3::mod(a, b)
+                 : isa<arith::MinUIOp>(op) ? z3::ite(a <= b, a, b)
+                                            : z3::ite(a >= b, a, b);
+    set(op.getResult(0), toSigned(r, w));
+    return;
+  }
+  if (isa<arith::FPToUIOp, arith::FPToSIOp>(op)) {
+    unsupported(&op, "float to integer conversion is not modelled yet");
     return;
   }
   if (auto c = dyn_cast<arith::CmpIOp>(op)) {
@@ -556,8 +580,21 @@ void SymExec::execOp(Operation &op) {
     case P::sgt: set(c, a > b); return;
     case P::sge: set(c, a >= b); return;
     default:
-      (void)isBool;
-      unsupported(&op, "unsigned comparison is not modelled yet");
+      break;
+    }
+    if (isBool) {
+      unsupported(&op, "ordered comparison of booleans is not modelled");
+      return;
+    }
+    unsigned w = c.getLhs().getType().getIntOrFloatBitWidth();
+    z3::expr ua = toUnsigned(a, w), ub = toUnsigned(b, w);
+    switch (c.getPredicate()) {
+    case P::ult: set(c, ua < ub); return;
+    case P::ule: set(c, ua <= ub); return;
+    case P::ugt: set(c, ua > ub); return;
+    case P::uge: set(c, ua >= ub); return;
+    default:
+      unsupported(&op, "integer comparison not modelled");
       return;
     }
   }
@@ -571,7 +608,7 @@ void SymExec::execOp(Operation &op) {
   }
   if (auto e = dyn_cast<arith::ExtUIOp>(op)) {
     if (!e.getIn().getType().isInteger(1)) {
-      unsupported(&op, "unsigned integer extension is not modelled yet");
+      set(e, toUnsigned(get(e.getIn()), e.getIn().getType().getIntOrFloatBitWidth()));
       return;
     }
     set(e, z3::ite(get(e.getIn()), z.int_val(1), z.int_val(0)));
@@ -591,7 +628,15 @@ void SymExec::execOp(Operation &op) {
       set(c, z3::expr(z, Z3_mk_fpa_to_fp_real(z, Z3_mk_fpa_rne(z), z3::to_real(v), floatSort(c.getType()))));
     return;
   }
-  if (auto c = dyn_cast<arith::UIToFPOp>(op)) { // from i1 only
+  if (auto c = dyn_cast<arith::UIToFPOp>(op); c && !c.getIn().getType().isInteger(1)) {
+    z3::expr v = toUnsigned(get(c.getIn()), c.getIn().getType().getIntOrFloatBitWidth());
+    if (mode == FloatMode::Real)
+      set(c, z3::to_real(v));
+    else
+      set(c, z3::expr(z, Z3_mk_fpa_to_fp_real(z, Z3_mk_fpa_rne(z), z3::to_real(v), floatSort(c.getType()))));
+    return;
+  }
+  if (auto c = dyn_cast<arith::UIToFPOp>(op)) { // from i1
     z3::expr v = get(c.getIn());
     FloatAttr one = FloatAttr::get(c.getType(), 1.0), zero = FloatAttr::get(c.getType(), 0.0);
     set(c, z3::ite(v, floatConst(one), floatConst(zero)));
@@ -1269,6 +1314,10 @@ static bool linearize(const z3::expr &e, const std::vector<z3::expr> &vars, Affi
     }
     if (k == Z3_OP_UMINUS)
       return go(t.arg(0), -scale);
+    // Signed/unsigned reinterpretations `ite(v < 0, v + 2^w, v)`: guess v.
+    // (A witness is only a candidate: the solver checks every use of it.)
+    if (k == Z3_OP_ITE)
+      return go(t.arg(2), scale);
     if (k == Z3_OP_MUL) {
       int varArg = -1;
       z3::expr c = z.int_val(1);
@@ -1906,4 +1955,16 @@ MemRef SymExec::havocMemory(const void *mem) {
   for (unsigned k : iterScope)
     node->prefix.push_back(iterVars[k]);
   return node;
+}
+
+z3::expr SymExec::toUnsigned(z3::expr v, unsigned w) {
+  if (w >= 64)
+    return z3::ite(v < 0, v + z.int_val("18446744073709551616"), v);
+  return z3::ite(v < 0, v + z.int_val((int64_t)(uint64_t(1) << w)), v);
+}
+
+z3::expr SymExec::toSigned(z3::expr v, unsigned w) {
+  z3::expr half = w >= 64 ? z.int_val("9223372036854775808") : z.int_val((int64_t)(uint64_t(1) << (w - 1)));
+  z3::expr full = w >= 64 ? z.int_val("18446744073709551616") : z.int_val((int64_t)(uint64_t(1) << w));
+  return z3::ite(v >= half, v - full, v);
 }

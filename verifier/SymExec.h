@@ -201,6 +201,8 @@ private:
   void finalChecks();
   bool writerPostcondition(kuiper::EnsuresOp ens);
   MemRef havocMemory(const void *mem);
+  z3::expr toUnsigned(z3::expr v, unsigned width);
+  z3::expr toSigned(z3::expr v, unsigned width);
   std::map<mlir::Operation *, z3::expr> overrideLoad;
   void raceChecks();
   void finalState();
