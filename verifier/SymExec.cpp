@@ -1517,19 +1517,27 @@ void SymExec::execBarrier(BarrierOp op) {
       state[mem] = node;
     }
     if (applies) {
-      z3::expr p = evalRegion(op.getContract());
-      // The contract holds in every block: generalize over the thread ids.
-      std::vector<z3::expr> copies;
+      // The contract holds in every block: one flat quantifier over the block
+      // ids and the contract's own bound variables, so that Z3 can instantiate
+      // it from the shared-array reads (pattern: the array's function).
+      std::vector<z3::expr> ranges;
+      std::vector<Observable> binders;
+      z3::expr body = evalGoal(op.getContract(), ranges, binders);
       z3::expr_vector f(z), t(z), bound(z);
-      for (size_t i = 0; i < threadVars.size(); ++i) {
+      z3::expr blockRange = z.bool_val(true);
+      for (int i = 3; i < 6; ++i) {
         z3::expr c = z.int_const((threadVars[i].decl().name().str() + "!contract" + std::to_string(freshIds++)).c_str());
-        copies.push_back(c);
         f.push_back(threadVars[i]);
         t.push_back(c);
         bound.push_back(c);
+        blockRange = blockRange && c >= 0 && c < grid[i - 3];
       }
-      z3::expr gen = z3::forall(bound, z3::implies(threadRange(copies), p.substitute(f, t)));
-      globalAssumptions.push_back(gen);
+      for (auto &b : binders)
+        bound.push_back(b.term);
+      z3::expr hyp = blockRange;
+      for (auto &r : ranges)
+        hyp = hyp && r.substitute(f, t);
+      globalAssumptions.push_back(z3::forall(bound, z3::implies(hyp, body.substitute(f, t))));
     }
   }
   interval++;

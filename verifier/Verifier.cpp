@@ -276,6 +276,7 @@ private:
       double ms = 0;
     };
     std::vector<Job> jobs(ex.obligations.size());
+    // A job's SMT text may be replaced by the abstraction that proved it.
     auto tq = std::chrono::steady_clock::now();
     for (size_t i = 0; i < ex.obligations.size(); ++i) {
       Obligation &o = ex.obligations[i];
@@ -284,10 +285,13 @@ private:
         jobs[i].status = "skip";
         continue;
       }
-      if (o.goal->simplify().is_true()) {
+      bool trivial = o.goal->simplify().is_true();
+      if (trivial && !opts.keepSMT) {
         jobs[i].status = "trivial";
         continue;
       }
+      if (trivial)
+        jobs[i].status = "trivial";
       z3::solver s(z);
       for (auto &a : ex.globalAssumptions)
         s.add(a);
@@ -343,8 +347,12 @@ private:
             s1.set(p1);
             for (auto a : *abs)
               s1.add(a);
-            if (s1.check() == z3::unsat)
+            if (s1.check() == z3::unsat) {
               r = z3::unsat;
+              // The abstraction is itself a certificate: keep it for --emit smt.
+              if (opts.keepSMT)
+                j.smt = "; floating-point operations abstracted as uninterpreted functions\n" + s1.to_smt2();
+            }
           }
           if (r == z3::unknown) {
             z3::params p2(c);
@@ -413,10 +421,8 @@ private:
       if (!o.unsupported.empty())
         c.message = "not verified: " + o.unsupported;
       std::string k = c.id + "|" + c.location() + "|" + c.status + "|" + c.message + "|" + c.explanation;
-      if (c.status == "proved" && !seen.insert(k).second)
-        continue;
-      if (c.status != "proved" && !seen.insert(k).second)
-        continue;
+      if (!seen.insert(k).second && !opts.keepSMT)
+        continue; // one line per distinct finding; --emit smt keeps every obligation
       rep.checks.push_back(c);
     }
   }
