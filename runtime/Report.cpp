@@ -320,8 +320,9 @@ std::string Report::toText() const {
       if (!isFailure(c))
         continue;
       std::string where = locationOf(c, file) + ": ";
-      os << where << "error: " << c.message << " [" << c.id << "]\n";
-      if (c.status != "failed")
+      os << where << (c.status == "warning" ? "warning: " : "error: ") << c.message << " ["
+         << c.id << "]\n";
+      if (c.status != "failed" && c.status != "warning")
         os << where << "note: not proven: the solver answered " << c.status << " after "
            << ms(c.timeMs) << "\n";
       if (!c.counterexample.empty()) {
@@ -344,10 +345,12 @@ std::string Report::toText() const {
     }
   }
   for (const auto &k : kernels) {
-    unsigned proved = 0, failed = 0, unknown = 0;
+    unsigned proved = 0, failed = 0, unknown = 0, warnings = 0;
     for (const auto &c : k.checks) {
       if (c.status == "proved")
         ++proved;
+      else if (c.status == "warning")
+        ++warnings;
       else if (c.status == "failed")
         ++failed;
       else
@@ -369,6 +372,8 @@ std::string Report::toText() const {
       os << ", " << failed << " failed";
     if (unknown)
       os << ", " << unknown << " unknown";
+    if (warnings)
+      os << ", " << warnings << (warnings == 1 ? " finding" : " findings");
     os << ", " << k.obligations << " obligations, " << ms(k.timeMs) << "\n";
     for (const auto &t : k.trusted)
       os << "  trusted: " << t << "\n";

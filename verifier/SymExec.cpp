@@ -1752,6 +1752,23 @@ void SymExec::finalChecks() {
   if (mode == FloatMode::Exact) {
     checkUniformity();
     raceChecks();
+    // Float atomics make the result depend on the order the threads run in.
+    for (auto &e : events) {
+      if (e->kind != Event::Atomic || !isa<FloatType>(mems.at(e->mem).elemType))
+        continue;
+      Obligation o;
+      o.id = "determinism";
+      o.loc = e->loc;
+      o.message = "the floating-point atomic on '" + mems.at(e->mem).name + "' is never executed";
+      o.failMessage = "floating-point atomic on '" + mems.at(e->mem).name +
+                      "': the result depends on the order the threads run in";
+      o.assumptions = {e->pc};
+      for (unsigned k : e->iters)
+        o.assumptions.push_back(iterRange[k]);
+      o.goal = z.bool_val(false);
+      o.finding = !kernel.getDeterministic();
+      obligations.push_back(o);
+    }
   }
   finalState();
   z3::expr savedPc = pc;

@@ -49,6 +49,7 @@ struct Obligation {
   std::vector<Observable> observables;
   std::string unsupported; ///< non-empty: cannot be checked (verdict unknown)
   bool lemma = false;      ///< a modelling lemma: failure means "unknown"
+  bool finding = false;    ///< a finding, not an error: failure means "warning"
 };
 
 /// A memory access of the symbolic thread.

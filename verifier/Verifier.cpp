@@ -409,6 +409,10 @@ private:
         c.smt = jobs[i].smt;
       if (c.status == "failed" && o.lemma)
         c.status = "unknown";
+      if (c.status == "failed" && o.finding) {
+        c.status = "warning";
+        c.message = o.failMessage + " (a finding; add the 'deterministic' clause to make it an error)";
+      }
       if (c.status != "proved" && std::getenv("KUIPER_DEBUG_SMT"))
         llvm::errs() << jobs[i].smt << "\n";
       if (c.status == "failed") {
