@@ -4,7 +4,7 @@ PREFIX  ?= /usr/local
 KUIPERC := $(BUILD)/bin/kuiperc
 EXAMPLES := $(sort $(wildcard examples/*.kp))
 
-.PHONY: all setup configure build demo check install clean
+.PHONY: all setup configure build demo check gpu-check install clean
 
 all: build
 
@@ -40,6 +40,11 @@ demo: build
 
 check: build
 	ninja -C $(BUILD) check-kuiper
+
+# Every example on the GPU vs the CPU executor, and bandwidth at 2^28 elements
+# (says "GPU check not run" where there is no GPU).
+gpu-check: configure
+	BUILD=$(BUILD) scripts/gpu-check.sh
 
 install: build
 	cmake --install $(BUILD) --prefix $(PREFIX)

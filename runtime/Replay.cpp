@@ -23,6 +23,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <set>
 
 namespace kuiper {
@@ -277,7 +278,43 @@ int matchScore(const Violation &v, const CheckResult &c) {
       return col == c.col ? 4 : 3;
     return 2;
   }
-  return relatedKinds(c.id).count(v.kind) ? 1 : 0;
+  if (!relatedKinds(c.id).count(v.kind))
+    return 0;
+  // Only the kernel's ensures stand for its outputs (not an inlined fn's).
+  if (v.kind == "postcondition" && v.message.rfind("ensures failed", 0) != 0 &&
+      v.message.rfind("approx ensures failed", 0) != 0)
+    return 0;
+  return 1;
+}
+
+/// The first element of an `out`/`inout` buffer whose bits differ between
+/// two runs ("s[0] = 42.01 vs 42.02"), or "".
+std::string firstDifference(const KernelInfo &k, const Args &a, const Args &b) {
+  for (const ParamInfo &p : k.params) {
+    if (p.kind != ParamInfo::Buffer || p.access == "in")
+      continue;
+    const HostBuffer *x = a.buffer(p.name), *y = b.buffer(p.name);
+    if (!x || !y || x->bytes.size() != y->bytes.size())
+      continue;
+    size_t es = x->elemSize();
+    for (int64_t i = 0; i < x->numElements(); ++i) {
+      if (std::memcmp(x->bytes.data() + i * es, y->bytes.data() + i * es, es) == 0)
+        continue;
+      if (std::isnan(x->get(i)) && std::isnan(y->get(i)))
+        continue;
+      std::string idx;
+      int64_t r = i;
+      std::vector<int64_t> parts(x->dims.size());
+      for (int d = (int)x->dims.size() - 1; d >= 0; --d) {
+        parts[d] = x->dims[d] ? r % x->dims[d] : 0;
+        r = x->dims[d] ? r / x->dims[d] : 0;
+      }
+      for (size_t d = 0; d < parts.size(); ++d)
+        idx += (d ? ", " : "") + std::to_string(parts[d]);
+      return p.name + "[" + idx + "] = " + x->str(i) + " vs " + y->str(i);
+    }
+  }
+  return "";
 }
 
 std::string scheduleText(const ExecOptions &o) {
@@ -385,7 +422,7 @@ void replayCheck(const Module &module, const std::string &kernel, CheckResult &c
   Executor probe;
   Result<LaunchInfo> info = probe.describe(module, kernel, args);
   if (!info)
-    return notReplayed(info.error().message);
+    return notReplayed(info.error().message + " (" + launchText(*k, args) + ")");
   if (!info->requiresHold)
     return notReplayed("the launch of the counterexample does not satisfy requires (" +
                        info->failedRequires + ")");
@@ -393,7 +430,10 @@ void replayCheck(const Module &module, const std::string &kernel, CheckResult &c
   for (const auto &[name, dims] : info->bufferDims) {
     int64_t n = 1;
     for (int64_t d : dims) {
-      if (d <= 0) {
+      if (d < 0)
+        return notReplayed("buffer '" + name + "' gets a negative dimension (" +
+                           std::to_string(d) + ") with " + launchText(*k, args));
+      if (d == 0) {
         n = 0;
         break;
       }
@@ -473,7 +513,7 @@ void replayCheck(const Module &module, const std::string &kernel, CheckResult &c
   }
 
   int bestScore = 0;
-  std::string bestText, error;
+  std::string bestText, error, other;
   bool anyRan = false;
   const int attempts = 1 + (int)(sizeof tiny / sizeof tiny[0]);
   for (int attempt = 0; attempt < attempts && bestScore == 0; ++attempt) {
@@ -492,6 +532,8 @@ void replayCheck(const Module &module, const std::string &kernel, CheckResult &c
         continue;
       }
     }
+    std::optional<Args> firstOut;
+    ExecOptions firstEo;
     for (const ExecOptions &eo : runs) {
       Args a = inputs;
       Result<ExecResult> r = Executor(eo).run(module, kernel, a);
@@ -500,8 +542,26 @@ void replayCheck(const Module &module, const std::string &kernel, CheckResult &c
         continue;
       }
       anyRan = true;
+      // A result that depends on the schedule: the determinism check's bug,
+      // and a symptom of a race.
+      if (!firstOut) {
+        firstOut = a;
+        firstEo = eo;
+      } else if (c.id == "determinism" || c.id == "race") {
+        int score = c.id == "determinism" ? 3 : 1;
+        std::string diff = score > bestScore ? firstDifference(*k, *firstOut, a) : "";
+        if (!diff.empty()) {
+          bestScore = score;
+          std::string launch = launchText(*k, args);
+          bestText = "the result depends on the schedule: " + diff + " (" +
+                     (launch.empty() ? "" : launch + ", ") + scheduleText(firstEo) +
+                     " vs " + scheduleText(eo) + ")";
+        }
+      }
       for (const Violation &v : r->violations) {
         int score = matchScore(v, c);
+        if (score == 0 && other.empty())
+          other = v.message + " [" + v.kind + "]";
         if (score <= bestScore)
           continue;
         bestScore = score;
@@ -534,6 +594,8 @@ void replayCheck(const Module &module, const std::string &kernel, CheckResult &c
                                        std::to_string(opts.randomSchedules) +
                                        " random schedules") +
                ")";
+  if (!other.empty())
+    c.observed += "; the run showed instead: " + other;
 }
 
 void replayCounterexamples(const Module &module, Report &report,

@@ -237,6 +237,54 @@ TEST(Replay, OnlyFailedChecksAreTouched) {
   EXPECT_TRUE(*r.kernels[0].checks[2].confirmed);
 }
 
+TEST(Replay, DeterminismByComparingSchedules) {
+  // A float atomic sum: the executor has no determinism check, but the
+  // replay sees the result change with the schedule.
+  Module m = compileNoVerify(R"(
+kernel total(in x: f32[n], inout s: f32[1], n: i32)
+  launch block(256) grid(cdiv(n, 256))
+  requires n >= 0 && n <= 1 << 30
+{
+  let i = blockIdx.x * 256 + threadIdx.x;
+  if i < n {
+    atomic_add(s[0], x[i]);
+  }
+}
+)",
+                             "k.kp");
+  CheckResult c = failed("determinism", 9, 5, {{"n", "256"}});
+  replayCheck(m, "total", c);
+  ASSERT_TRUE(c.confirmed.has_value());
+  EXPECT_TRUE(*c.confirmed) << c.observed;
+  EXPECT_EQ(c.observed.rfind("the result depends on the schedule: s[0] = ", 0), 0u)
+      << c.observed;
+  EXPECT_NE(c.observed.find("in-order schedule vs reverse schedule"), std::string::npos)
+      << c.observed;
+}
+
+TEST(Replay, UnrelatedFindingsAreMentioned) {
+  // A coverage failure the run does not show; the run shows a bounds error.
+  Module m = compileNoVerify(R"(
+kernel relu(in x: f32[n], out y: f32[n], n: i32)
+  launch block(256) grid(cdiv(n, 256))
+  requires n >= 0 && n <= 1 << 30
+{
+  let i = blockIdx.x * blockDim.x + threadIdx.x;
+  if i <= n {
+    y[i] = fmax(x[i], 0.0);
+  }
+}
+)",
+                             "k.kp");
+  CheckResult c = failed("coverage", 2, 8, {{"n", "32"}});
+  replayCheck(m, "relu", c);
+  ASSERT_TRUE(c.confirmed.has_value());
+  EXPECT_FALSE(*c.confirmed);
+  EXPECT_NE(c.observed.find("; the run showed instead: access x[32] out of bounds"),
+            std::string::npos)
+      << c.observed;
+}
+
 TEST(Executor, EnsuresOnlyChecksOutputsComputedElsewhere) {
   // The GPU check's use: outputs from somewhere else, checked against the spec.
   Module m = compileNoVerify(kCopy, "k.kp");

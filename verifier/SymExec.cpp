@@ -40,7 +40,7 @@ static std::string exprKey(const z3::expr &e) { return std::to_string(Z3_get_ast
 //===----------------------------------------------------------------------===//
 
 SymExec::SymExec(z3::context &z, ModuleOp, KernelOp kernel, FloatMode mode)
-    : z(z), kernel(kernel), mode(mode), pc(z.bool_val(true)) {
+    : z(z), kernel(kernel), mode(mode), pc(z.bool_val(true)), facts(z.bool_val(true)) {
   auto blk = kernel.getBlock();
   for (int i = 0; i < 3; ++i)
     block[i] = blk[i];
@@ -146,6 +146,7 @@ void SymExec::addObligation(const std::string &id, Location loc, const std::stri
   o.message = msg;
   o.failMessage = failMsg;
   o.assumptions.push_back(pc);
+  o.assumptions.push_back(facts);
   for (auto &e : extra)
     o.assumptions.push_back(e);
   o.goal = goal;
@@ -471,9 +472,12 @@ z3::expr SymExec::floatOp(Operation &op) {
     z3::expr an = z3::expr(z, Z3_mk_fpa_is_nan(z, a)), bn = z3::expr(z, Z3_mk_fpa_is_nan(z, b));
     z3::expr zeros = z3::expr(z, Z3_mk_fpa_is_zero(z, a)) && z3::expr(z, Z3_mk_fpa_is_zero(z, b));
     z3::sort s = a.get_sort();
-    z3::func_decl tie = z.function(isMin ? "fmin_signed_zero" : "fmax_signed_zero", s, s, s);
-    z3::expr pick = isMin ? z3::ite(lt, a, z3::ite(gt, b, z3::ite(zeros, tie(a, b), a)))
-                          : z3::ite(gt, a, z3::ite(lt, b, z3::ite(zeros, tie(a, b), a)));
+    // minNum(+0, -0) may return either zero: one of the operands, unspecified.
+    z3::func_decl tie = z.function(isMin ? "fmin_picks_first_zero" : "fmax_picks_first_zero", s, s,
+                                   z.bool_sort());
+    z3::expr either = z3::ite(tie(a, b), a, b);
+    z3::expr pick = isMin ? z3::ite(lt, a, z3::ite(gt, b, z3::ite(zeros, either, a)))
+                          : z3::ite(gt, a, z3::ite(lt, b, z3::ite(zeros, either, a)));
     return z3::ite(an, b, z3::ite(bn, a, pick));
   }
   if (auto c = dyn_cast<arith::CmpFOp>(op)) {
@@ -752,13 +756,13 @@ void SymExec::execOp(Operation &op) {
     addObligation(id, loc, id == "assert" ? "the assertion holds" : "the " + id + " of the called fn holds",
                   id == "assert" ? "assertion may fail" : "the " + id + " of the called fn may fail", g,
                   extra, obs);
-    pc = pc && evalRegion(a.getCond());
+    facts = facts && evalRegion(a.getCond());
     return;
   }
   if (auto a = dyn_cast<AssumeOp>(op)) {
     SrcLoc s = srcLoc(loc);
     trusted.insert("assume at " + s.file + ":" + std::to_string(s.line));
-    pc = pc && evalRegion(a.getCond());
+    facts = facts && evalRegion(a.getCond());
     return;
   }
   if (auto t = dyn_cast<ThreadIdOp>(op)) {
@@ -894,11 +898,12 @@ z3::expr SymExec::sumOp(SumOp op) {
 
 void SymExec::execIf(scf::IfOp op) {
   z3::expr c = get(op.getCondition());
-  z3::expr savedPc = pc;
+  z3::expr savedPc = pc, savedFacts = facts;
   auto savedLocals = locals;
   unsigned i0 = interval;
   auto runBranch = [&](Region &r, z3::expr cond, std::vector<z3::expr> &ys) {
     pc = savedPc && cond;
+    facts = savedFacts; // facts learnt in a branch hold only there
     if (r.empty())
       return;
     execBlock(r.front());
@@ -925,6 +930,7 @@ void SymExec::execIf(scf::IfOp op) {
     interval = std::max(iThen, iElse) + 1;
   }
   pc = savedPc;
+  facts = savedFacts;
   for (auto &[k, v] : thenLocals) {
     auto it = locals.find(k);
     if (it == locals.end())
@@ -985,7 +991,7 @@ void SymExec::execFor(ForOp op) {
     for (Operation &o : ib) {
       if (auto inv = dyn_cast<InvariantOp>(o)) {
         if (inv.getApprox() == (mode == FloatMode::Real))
-          pc = pc && get(inv.getCond());
+          facts = facts && get(inv.getCond());
       } else if (!o.hasTrait<OpTrait::IsTerminator>()) {
         execOp(o);
       }
@@ -1015,7 +1021,7 @@ void SymExec::execFor(ForOp op) {
   storedLocals(op.getBody(), modified);
   std::set<const void *> written;
   storedMemories(op.getBody(), written);
-  z3::expr savedPc = pc;
+  z3::expr savedPc = pc, savedFacts = facts;
   unsigned m = iterVars.size();
   iterVars.push_back(z.int_const(("iter!" + std::to_string(freshIds++)).c_str()));
   z3::expr k = lo + iterVars[m] * st;
@@ -1035,8 +1041,11 @@ void SymExec::execFor(ForOp op) {
   set(op.getBody().front().getArgument(0), k);
   execBlock(op.getBody().front());
   checkInvariants(k + st, "after an iteration");
+  // The counter's increment after the last iteration must not wrap either.
+  checkOverflow(*op.getOperation(), k + st, cast<IntegerType>(op.getLo().getType()).getWidth(), true);
   iterScope.pop_back();
   pc = savedPc;
+  facts = savedFacts;
   for (const void *lv : modified) {
     z3::sort srt = locals.at(lv).get_sort();
     locals.erase(lv);
@@ -1067,7 +1076,7 @@ void SymExec::execWhile(WhileOp op) {
           addObligation("invariant", inv.getLoc(), "the loop invariant holds " + when,
                         "the loop invariant may not hold " + when, get(inv.getCond()));
         else
-          pc = pc && get(inv.getCond());
+          facts = facts && get(inv.getCond());
       } else if (!o.hasTrait<OpTrait::IsTerminator>()) {
         execOp(o);
       }
@@ -1083,7 +1092,7 @@ void SymExec::execWhile(WhileOp op) {
   storedMemories(op.getCond(), written);
   for (const void *mem : written)
     state[mem] = havocMemory(mem);
-  z3::expr savedPc = pc;
+  z3::expr savedPc = pc, savedFacts = facts;
   unsigned m = iterVars.size();
   iterVars.push_back(z.int_const(("iter!" + std::to_string(freshIds++)).c_str()));
   iterRange.push_back(iterVars[m] >= 0);
@@ -1103,6 +1112,7 @@ void SymExec::execWhile(WhileOp op) {
   invariants(true, "after an iteration");
   iterScope.pop_back();
   pc = savedPc;
+  facts = savedFacts;
   (void)headPc;
   for (const void *lv : modified) {
     z3::sort srt = locals.at(lv).get_sort();
@@ -1164,7 +1174,7 @@ void SymExec::execAccess(Operation *op, Value ref, ValueRange indices, Event::Ki
   if (!mi.shared && mi.access == "in" && kind != Event::Read)
     unsupported(op, "write to an 'in' buffer");
   if (kind != Event::Read || mi.shared || mi.access != "in") {
-    auto e = std::make_unique<Event>(Event{kind, mem, idx, value, pc, interval, iterScope,
+    auto e = std::make_unique<Event>(Event{kind, mem, idx, value, pc, facts, interval, iterScope,
                                            srcLoc(op->getLoc()), (unsigned)events.size()});
     events.push_back(std::move(e));
   }
@@ -1361,23 +1371,45 @@ bool SymExec::witness(const Event &e, const std::vector<unsigned> &freeThreadVar
       int64_t n;
       if (isConst(cs, n) && n == 0)
         continue;
-      if (isConst(cs, n) && n < 0)
-        return false;
       todo.push_back({v, cs});
     }
-    std::stable_sort(todo.begin(), todo.end(), [](auto &x, auto &y) {
-      int64_t a, b;
-      bool ca = isConst(x.second, a), cb = isConst(y.second, b);
-      if (ca != cb)
-        return !ca; // symbolic coefficients (loop strides) first
-      return ca && a > b;
+    // Mixed radix, largest coefficient first: symbolic coefficients (loop
+    // strides, row lengths) before numerals, and among products with the same
+    // symbolic part the larger numeral factor first (16*cols before cols).
+    auto split = [](const z3::expr &c, int64_t &factor) -> std::string {
+      factor = 1;
+      if (isConst(c, factor))
+        return "";
+      if (c.is_app() && c.decl().decl_kind() == Z3_OP_MUL) {
+        std::string rest;
+        for (unsigned i = 0; i < c.num_args(); ++i) {
+          int64_t f;
+          if (isConst(c.arg(i), f))
+            factor *= f;
+          else
+            rest += c.arg(i).to_string() + "*";
+        }
+        return rest;
+      }
+      return c.to_string();
+    };
+    std::stable_sort(todo.begin(), todo.end(), [&](auto &x, auto &y) {
+      int64_t fa, fb;
+      std::string sa = split(x.second, fa), sb = split(y.second, fb);
+      if (sa.empty() != sb.empty())
+        return !sa.empty();
+      if (sa != sb)
+        return false;
+      return std::llabs(fa) > std::llabs(fb);
     });
     for (size_t i = 0; i < todo.size(); ++i) {
       auto &[v, c] = todo[i];
       int64_t n;
-      bool one = isConst(c, n) && n == 1;
+      bool known = isConst(c, n);
+      if (known && n < 0 && i + 1 != todo.size())
+        return false; // a negative coefficient only as the last digit
       if (i + 1 == todo.size()) {
-        w[v] = one ? rem : rem / c;
+        w[v] = known && n == 1 ? rem : known && n == -1 ? -rem : rem / c;
       } else {
         w[v] = rem / c;
         rem = z3::mod(rem, c);
@@ -1463,6 +1495,7 @@ MemRef SymExec::mergeNode(const void *mem, MemRef prev, const std::vector<const 
     o.message = "each element of '" + mems.at(mem).name + "' written here has one writer the verifier can name";
     o.failMessage = "could not determine which thread writes this element of '" + mems.at(mem).name + "'";
     o.assumptions.push_back(e->pc);
+    o.assumptions.push_back(e->facts);
     for (unsigned k : e->iters)
       o.assumptions.push_back(iterRange[k]);
     // The inferred writer of the element written here is this very (thread,
@@ -1677,7 +1710,7 @@ void SymExec::raceChecks() {
       if (a.kind == Event::Atomic && b.kind == Event::Atomic)
         continue;
       const MemInfo &mi = mems.at(a.mem);
-      z3::expr pa = renamed(a.pc, a.iters, "@A"), pb = renamed(b.pc, b.iters, "@B");
+      z3::expr pa = renamed(a.pc && a.facts, a.iters, "@A"), pb = renamed(b.pc && b.facts, b.iters, "@B");
       z3::expr same = z.bool_val(true);
       std::vector<Observable> obs = obsBase;
       for (size_t d = 0; d < a.idx.size(); ++d) {
@@ -1915,6 +1948,7 @@ bool SymExec::writerPostcondition(EnsuresOp ens) {
     z3::expr g = evalGoal(ens.getCond(), extra, obs);
     std::vector<z3::expr> t = indices();
     extra.push_back(e.pc);
+    extra.push_back(e.facts);
     for (unsigned k : e.iters)
       extra.push_back(iterRange[k]);
     for (size_t d = 0; d < t.size(); ++d)

@@ -58,7 +58,8 @@ struct Event {
   const void *mem = nullptr;
   std::vector<z3::expr> idx;
   std::optional<z3::expr> value;
-  z3::expr pc;
+  z3::expr pc;    ///< path condition: the branches taken to get here
+  z3::expr facts; ///< proven or assumed facts in force (invariants, asserts, assumes)
   unsigned interval = 0;
   std::vector<unsigned> iters; ///< iteration variables in scope
   SrcLoc loc;
@@ -134,6 +135,10 @@ private:
   std::map<const void *, MemRef> intervalStart; ///< state at the last barrier
   std::vector<std::unique_ptr<Event>> events;
   z3::expr pc;
+  /// Facts that hold for every thread here (assumed loop invariants, proven
+  /// asserts, trusted assumes). Kept apart from the path condition: a writer
+  /// inferred for coverage need not be shown to satisfy them.
+  z3::expr facts;
   unsigned interval = 0;
   unsigned nodeIds = 0;
   unsigned freshIds = 0;

@@ -357,7 +357,9 @@ private:
           if (r == z3::unknown) {
             z3::params p2(c);
             p2.set("arith.solver", 2u);
-            z3::solver s2 = (z3::tactic(c, "simplify") & z3::with(z3::tactic(c, "smt"), p2)).mk_solver();
+            // try_for: a tactic-built solver does not honour the timeout parameter.
+            z3::solver s2 = z3::try_for(z3::tactic(c, "simplify") & z3::with(z3::tactic(c, "smt"), p2),
+                                        quick).mk_solver();
             z3::params pt(c);
             pt.set("timeout", quick);
             s2.set(pt);

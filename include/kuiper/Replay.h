@@ -25,8 +25,9 @@ struct ReplayOptions {
   /// counterexample that needs more is reported as not replayed.
   int64_t maxElements = int64_t(64) << 20;
   /// Largest launch replayed (threads of the grid): the executor interprets
-  /// every thread, so this bounds the replay's time (~0.2 M threads/s).
-  int64_t maxThreads = int64_t(1) << 21;
+  /// every thread, so this bounds the replay's time (~0.2 M threads/s:
+  /// a few seconds at most).
+  int64_t maxThreads = int64_t(1) << 20;
   /// Random schedules tried (after in-order and reverse) for race,
   /// divergence and convergence checks.
   unsigned randomSchedules = 3;
