@@ -500,6 +500,7 @@ public:
 
   Error error;
   bool failed = false;
+  uint64_t totalSteps = 0;
   LaunchInfo launch;
 
 private:
@@ -2028,6 +2029,10 @@ void Interp::runThread(Thread &t, bool yieldAtMemory) {
     if (yieldAtMemory && steps > 0 && isMemOp(oc))
       return;
     ++steps;
+    if (opts.maxSteps && ++totalSteps > opts.maxSteps) {
+      fail("step limit of " + std::to_string(opts.maxSteps) + " operations reached");
+      return;
+    }
     switch (oc) {
     case OC_ScfIf: {
       auto ifOp = cast<scf::IfOp>(op);

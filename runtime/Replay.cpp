@@ -497,6 +497,7 @@ void replayCheck(const Module &module, const std::string &kernel, CheckResult &c
   // orders (while the launch is small enough to afford them).
   std::vector<ExecOptions> runs;
   ExecOptions base;
+  base.maxSteps = 2'000'000;
   base.checks = true;
   base.checkEnsures = true;
   base.seed = opts.seed;

@@ -1349,7 +1349,8 @@ static bool linearize(const z3::expr &e, const std::vector<z3::expr> &vars, Affi
 
 bool SymExec::witness(const Event &e, const std::vector<unsigned> &freeThreadVars,
                       const std::vector<z3::expr> &target, std::vector<z3::expr> &from,
-                      std::vector<z3::expr> &to) {
+                      std::vector<z3::expr> &to, bool iterFirst) {
+  size_t nThread = freeThreadVars.size();
   std::vector<z3::expr> vars;
   for (unsigned i : freeThreadVars)
     vars.push_back(threadVars[i]);
@@ -1400,7 +1401,12 @@ bool SymExec::witness(const Event &e, const std::vector<unsigned> &freeThreadVar
         return !sa.empty();
       if (sa != sb)
         return false;
-      return std::llabs(fa) > std::llabs(fb);
+      if (std::llabs(fa) != std::llabs(fb))
+        return std::llabs(fa) > std::llabs(fb);
+      // Equal coefficients: loop iterations (unbounded) before thread ids
+      // (bounded), or the other way round for the second candidate.
+      bool ia = x.first >= nThread, ib = y.first >= nThread;
+      return ia != ib && (iterFirst ? ia : ib);
     });
     for (size_t i = 0; i < todo.size(); ++i) {
       auto &[v, c] = todo[i];
@@ -1825,12 +1831,14 @@ void SymExec::finalChecks() {
       for (auto &e : events) {
         if (e->mem != mem || e->kind == Event::Read)
           continue;
-        std::vector<z3::expr> from, to;
-        if (!witness(*e, {0, 1, 2, 3, 4, 5, 6}, j, from, to)) {
-          unsupported(nullptr, "cannot tell which thread writes '" + mi.name + "'");
-          return;
+        for (bool iterFirst : {true, false}) {
+          std::vector<z3::expr> from, to;
+          if (!witness(*e, {0, 1, 2, 3, 4, 5, 6}, j, from, to, iterFirst)) {
+            unsupported(nullptr, "cannot tell which thread writes '" + mi.name + "'");
+            return;
+          }
+          cov = cov || covered(*e, from, to, j);
         }
-        cov = cov || covered(*e, from, to, j);
       }
       Obligation o;
       o.id = "coverage";
@@ -1980,10 +1988,12 @@ bool SymExec::writerPostcondition(EnsuresOp ens) {
   overrideLoad.erase(target);
   z3::expr cov = z.bool_val(false);
   for (const Event *e : writes) {
-    std::vector<z3::expr> from, to;
-    if (!witness(*e, {0, 1, 2, 3, 4, 5, 6}, t, from, to))
-      return false;
-    cov = cov || covered(*e, from, to, t);
+    for (bool iterFirst : {true, false}) {
+      std::vector<z3::expr> from, to;
+      if (!witness(*e, {0, 1, 2, 3, 4, 5, 6}, t, from, to, iterFirst))
+        return false;
+      cov = cov || covered(*e, from, to, t);
+    }
   }
   std::string el;
   for (size_t d = 0; d < t.size(); ++d)

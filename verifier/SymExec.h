@@ -199,7 +199,7 @@ private:
                    const std::vector<unsigned> &freeThreadVars);
   bool witness(const Event &e, const std::vector<unsigned> &freeThreadVars,
                const std::vector<z3::expr> &target, std::vector<z3::expr> &from,
-               std::vector<z3::expr> &to);
+               std::vector<z3::expr> &to, bool iterFirst = true);
   z3::expr covered(const Event &e, const std::vector<z3::expr> &from,
                    const std::vector<z3::expr> &to, const std::vector<z3::expr> &target);
 

@@ -81,11 +81,13 @@ std::string valueText(const z3::expr &v) {
       return isNeg.simplify().is_true() ? "-inf" : "inf";
     if (isZero.simplify().is_true())
       return isNeg.simplify().is_true() ? "-0.0" : "0.0";
-    z3::expr r(c, Z3_mk_fpa_to_real(c, v));
-    std::string s = r.simplify().get_decimal_string(9);
-    if (!s.empty() && s.back() == '?')
-      s.pop_back();
-    return s;
+    z3::expr r = z3::expr(c, Z3_mk_fpa_to_real(c, v)).simplify();
+    // %.9g round-trips an f32 (and shows tiny values, which a fixed number of
+    // decimals would print as 0); f64 values get 17 digits.
+    char buf[64];
+    unsigned ebits = v.get_sort().fpa_ebits();
+    std::snprintf(buf, sizeof buf, ebits > 8 ? "%.17g" : "%.9g", Z3_get_numeral_double(c, r));
+    return buf;
   }
   if (v.is_real()) {
     std::string s = v.get_decimal_string(9);

@@ -155,6 +155,9 @@ struct ExecOptions {
   /// (outputs computed elsewhere, e.g. on a GPU) and report the failed ones
   /// as `postcondition` violations. `old(e)` reads the buffers as bound.
   bool ensuresOnly = false;
+  /// Stop (with an error) after this many interpreted operations over all
+  /// threads; 0 = no limit. Replay uses it so a huge loop cannot stall a compile.
+  uint64_t maxSteps = 0;
 };
 
 /// What a run observed.
