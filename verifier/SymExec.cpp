@@ -1637,7 +1637,10 @@ std::vector<Observable> SymExec::pairObservables(const std::vector<z3::expr> &A,
   std::vector<Observable> obs;
   const char *names[] = {"threadIdx.x", "threadIdx.y", "threadIdx.z", "blockIdx.x", "blockIdx.y", "blockIdx.z"};
   for (int i = 0; i < 6; ++i) {
+    int64_t g;
     if (i < 3 && block[i] == 1)
+      continue;
+    if (i >= 3 && i - 3 < (int)grid.size() && isConst(grid[i - 3].simplify(), g) && g == 1)
       continue;
     obs.push_back({std::string("thread A ") + names[i], i == 0 ? tidX(A) : A[i]});
     obs.push_back({std::string("thread B ") + names[i], i == 0 ? tidX(B) : B[i]});
