@@ -93,11 +93,14 @@ const std::string &Module::ptx() const { return p->ptx; }
 const Report &Module::report() const { return p->report; }
 Report &Module::report() { return p->report; }
 
-std::string Module::mlir() const {
+std::string Module::mlir(bool debugInfo) const {
   std::string text;
   if (p->module) {
     llvm::raw_string_ostream os(text);
-    p->module->print(os);
+    mlir::OpPrintingFlags flags;
+    if (debugInfo)
+      flags.enableDebugInfo();
+    p->module->print(os, flags);
   }
   return text;
 }

@@ -90,7 +90,7 @@ public:
   const Report &report() const;
   Report &report();
   /// The kuiper IR as text.
-  std::string mlir() const;
+  std::string mlir(bool debugInfo = false) const;
   ModuleImpl &impl() { return *p; }
   const ModuleImpl &impl() const { return *p; }
 

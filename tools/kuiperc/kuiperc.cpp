@@ -39,6 +39,7 @@ const char *const kUsage =
     "  --no-verify            emit without verifying (the output and report say so)\n"
     "  --arch ARCH            sm_75, sm_80, sm_86, sm_89 or sm_90 (default sm_80)\n"
     "  --emit KIND            ast, mlir, llvm, ptx (default) or smt\n"
+    "  --mlir-print-debuginfo with --emit mlir: print the .kp source locations\n"
     "  --report FORMAT        text (default, on stderr), json or sarif (on stdout)\n"
     "  -I DIR                 import path (searched before the built-in stdlib)\n"
     "  --timeout SECONDS      solver time limit per obligation (default 10)\n"
@@ -64,6 +65,7 @@ struct Options {
   unsigned jobs = 0;
   bool noCache = false;
   bool noReplay = false;
+  bool debugInfo = false;
 };
 
 int usageError(const std::string &message) {
@@ -125,6 +127,10 @@ int parseArgs(int argc, char **argv, Options &o) {
     if (a == "--version") {
       std::cout << "kuiperc " << version() << "\n";
       return 0;
+    }
+    if (a == "--mlir-print-debuginfo") {
+      o.debugInfo = true;
+      continue;
     }
     if (a == "--verify-only" || a == "--no-verify" || a == "--no-cache" ||
         a == "--no-replay") {
@@ -282,7 +288,7 @@ int run(const Options &o) {
   if (o.emit == "mlir") {
     if (o.report != "text")
       printReport(o, module.report(), out == "-");
-    return writeOutput(out, module.mlir()) ? Verified : Internal;
+    return writeOutput(out, module.mlir(o.debugInfo)) ? Verified : Internal;
   }
 
   if (o.emit == "smt") {
