@@ -945,6 +945,20 @@ void SymExec::execIf(scf::IfOp op) {
     set(op.getResult(i), z3::ite(c, thenYs[i], elseYs[i]));
 }
 
+/// Forgets what a loop changes: locals it assigns and, since what earlier
+/// iterations wrote is not tracked, the thread's view of every memory it
+/// writes (both become functions of the thread and the iterations in scope).
+void SymExec::havocLoop(const std::set<const void *> &modified,
+                        const std::set<const void *> &written, const std::string &why) {
+  for (const void *lv : modified) {
+    z3::sort srt = locals.at(lv).get_sort();
+    locals.erase(lv);
+    locals.emplace(lv, havoc(why, srt));
+  }
+  for (const void *mem : written)
+    state[mem] = havocMemory(mem);
+}
+
 /// Memories (buffers, shared arrays) written anywhere inside `r`.
 static void storedMemories(Region &r, std::set<const void *> &out) {
   r.walk([&](Operation *op) {
@@ -1027,15 +1041,7 @@ void SymExec::execFor(ForOp op) {
   z3::expr k = lo + iterVars[m] * st;
   iterRange.push_back(iterVars[m] >= 0 && k < hi);
   iterScope.push_back(m);
-  for (const void *lv : modified) {
-    z3::sort srt = locals.at(lv).get_sort();
-    locals.erase(lv);
-    locals.emplace(lv, havoc("loop", srt));
-  }
-  // What earlier iterations wrote is not tracked: the thread's view of every
-  // memory the loop writes becomes arbitrary (per thread and iteration).
-  for (const void *mem : written)
-    state[mem] = havocMemory(mem);
+  havocLoop(modified, written, "loop");
   pc = pc && iterRange[m];
   assumeInvariants(k);
   set(op.getBody().front().getArgument(0), k);
@@ -1046,13 +1052,7 @@ void SymExec::execFor(ForOp op) {
   iterScope.pop_back();
   pc = savedPc;
   facts = savedFacts;
-  for (const void *lv : modified) {
-    z3::sort srt = locals.at(lv).get_sort();
-    locals.erase(lv);
-    locals.emplace(lv, havoc("after_loop", srt));
-  }
-  for (const void *mem : written)
-    state[mem] = havocMemory(mem);
+  havocLoop(modified, written, "after_loop");
   z3::expr span = hi - lo;
   z3::expr exitIv = z3::ite(hi <= lo, lo, lo + ((span + st - 1) / st) * st);
   assumeInvariants(exitIv);
@@ -1090,37 +1090,23 @@ void SymExec::execWhile(WhileOp op) {
   std::set<const void *> written;
   storedMemories(op.getBody(), written);
   storedMemories(op.getCond(), written);
-  for (const void *mem : written)
-    state[mem] = havocMemory(mem);
   z3::expr savedPc = pc, savedFacts = facts;
   unsigned m = iterVars.size();
   iterVars.push_back(z.int_const(("iter!" + std::to_string(freshIds++)).c_str()));
   iterRange.push_back(iterVars[m] >= 0);
   iterScope.push_back(m);
-  for (const void *lv : modified) {
-    z3::sort srt = locals.at(lv).get_sort();
-    locals.erase(lv);
-    locals.emplace(lv, havoc("loop", srt));
-  }
+  havocLoop(modified, written, "loop");
   pc = pc && iterRange[m];
   invariants(false, "");
   execBlock(op.getCond().front());
   z3::expr c = get(cast<YieldOp>(op.getCond().front().getTerminator()).getValues()[0]);
-  z3::expr headPc = pc;
   pc = pc && c;
   execBlock(op.getBody().front());
   invariants(true, "after an iteration");
   iterScope.pop_back();
   pc = savedPc;
   facts = savedFacts;
-  (void)headPc;
-  for (const void *lv : modified) {
-    z3::sort srt = locals.at(lv).get_sort();
-    locals.erase(lv);
-    locals.emplace(lv, havoc("after_loop", srt));
-  }
-  for (const void *mem : written)
-    state[mem] = havocMemory(mem);
+  havocLoop(modified, written, "after_loop");
   invariants(false, "");
   execBlock(op.getCond().front());
   pc = pc && !get(cast<YieldOp>(op.getCond().front().getTerminator()).getValues()[0]);

@@ -207,6 +207,8 @@ private:
   void finalChecks();
   bool writerPostcondition(kuiper::EnsuresOp ens);
   MemRef havocMemory(const void *mem);
+  void havocLoop(const std::set<const void *> &modified, const std::set<const void *> &written,
+                 const std::string &why);
   z3::expr toUnsigned(z3::expr v, unsigned width);
   z3::expr toSigned(z3::expr v, unsigned width);
   std::map<mlir::Operation *, z3::expr> overrideLoad;
