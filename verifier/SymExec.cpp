@@ -1040,6 +1040,8 @@ void SymExec::execFor(ForOp op) {
   iterVars.push_back(z.int_const(("iter!" + std::to_string(freshIds++)).c_str()));
   z3::expr k = lo + iterVars[m] * st;
   iterRange.push_back(iterVars[m] >= 0 && k < hi);
+  iterStep.resize(m + 1, z.int_val(0));
+  iterStep[m] = st;
   iterScope.push_back(m);
   havocLoop(modified, written, "loop");
   pc = pc && iterRange[m];
@@ -1400,6 +1402,15 @@ bool SymExec::witness(const Event &e, const std::vector<unsigned> &freeThreadVar
       bool known = isConst(c, n);
       if (known && n < 0 && i + 1 != todo.size())
         return false; // a negative coefficient only as the last digit
+      if (!known) {
+        // Division by a symbolic stride: state Euclid's identity outright
+        // (valid for any positive c), which spares the solver nonlinear search.
+        witnessFacts.push_back(c <= 0 || (rem == c * (rem / c) + z3::mod(rem, c) &&
+                                          z3::mod(rem, c) >= 0 && z3::mod(rem, c) < c));
+        // And that two multiples of c differ by at least c (true of all integers).
+        z3::expr d = rem / c - vars[v];
+        witnessFacts.push_back(d == 0 || d * c >= c || d * c <= -c);
+      }
       if (i + 1 == todo.size()) {
         w[v] = known && n == 1 ? rem : known && n == -1 ? -rem : rem / c;
       } else {
@@ -1490,6 +1501,8 @@ MemRef SymExec::mergeNode(const void *mem, MemRef prev, const std::vector<const 
     o.assumptions.push_back(e->facts);
     for (unsigned k : e->iters)
       o.assumptions.push_back(iterRange[k]);
+    o.assumptions.insert(o.assumptions.end(), witnessFacts.begin(), witnessFacts.end());
+    witnessFacts.clear();
     // The inferred writer of the element written here is this very (thread,
     // iteration): the writer is unique and the merge takes its value.
     z3::expr same = z.bool_val(true);
@@ -1718,6 +1731,15 @@ void SymExec::raceChecks() {
         ranges = ranges && renamed(iterRange[k], {}, "@A");
       for (unsigned k : b.iters)
         ranges = ranges && renamed(iterRange[k], {}, "@B");
+      // Two iterations of one loop are a whole step apart: a valid lemma that
+      // spares the solver nonlinear search on symbolic (grid-stride) steps.
+      for (unsigned k : a.iters) {
+        if (std::find(b.iters.begin(), b.iters.end(), k) == b.iters.end() || k >= iterStep.size())
+          continue;
+        z3::expr d = renamed(iterVars[k], {}, "@A") - renamed(iterVars[k], {}, "@B");
+        z3::expr st = renamed(iterStep[k], {}, "@A");
+        ranges = ranges && (d == 0 || d * st >= st || d * st <= -st);
+      }
       z3::expr concurrent = (sameBlock && z.bool_val(a.interval == b.interval));
       if (!mi.shared)
         concurrent = concurrent || !sameBlock;
@@ -1832,9 +1854,11 @@ void SymExec::finalChecks() {
       Obligation o;
       o.id = "coverage";
       o.loc = srcLoc(kernel.getLoc());
+      o.assumptions = witnessFacts;
+      witnessFacts.clear();
       o.message = "every element of out buffer '" + mi.name + "' is written";
       o.failMessage = "no thread writes this element of out buffer '" + mi.name + "'";
-      o.assumptions = {region};
+      o.assumptions.push_back(region);
       o.goal = cov;
       o.observables = obs;
       obligations.push_back(o);
@@ -1984,9 +2008,10 @@ bool SymExec::writerPostcondition(EnsuresOp ens) {
       cov = cov || covered(*e, from, to, t);
     }
   }
-  std::string el;
   for (size_t d = 0; d < t.size(); ++d)
     obs.push_back({mi.name + " index " + std::to_string(d), t[d]});
+  extra.insert(extra.end(), witnessFacts.begin(), witnessFacts.end());
+  witnessFacts.clear();
   addObligation("postcondition", ens.getLoc(),
                 "every element of '" + mi.name + "' the postcondition names is written",
                 "no thread writes the element of out buffer '" + mi.name + "' the postcondition names", cov,

@@ -123,6 +123,9 @@ private:
   std::vector<z3::expr> grid;       ///< grid dims
   std::vector<z3::expr> iterVars;   ///< iteration variables of abstract loops
   std::vector<z3::expr> iterRange;  ///< range constraint of each iteration var
+  std::vector<z3::expr> iterStep;
+  /// Valid arithmetic facts about the witnesses built since the last use.
+  std::vector<z3::expr> witnessFacts;   ///< step of each `for` iteration var (0 for while)
   std::vector<unsigned> iterScope;  ///< iteration vars currently in scope
   std::vector<z3::expr> globalAssumptions; ///< requires, param ranges, grid limits
   std::vector<Observable> params;
