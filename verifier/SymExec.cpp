@@ -1718,6 +1718,10 @@ void SymExec::raceChecks() {
       if (a.kind == Event::Atomic && b.kind == Event::Atomic)
         continue;
       const MemInfo &mi = mems.at(a.mem);
+      // Shared memory is per block: accesses in different barrier intervals
+      // are ordered by the barrier between them.
+      if (mi.shared && a.interval != b.interval)
+        continue;
       z3::expr pa = renamed(a.pc && a.facts, a.iters, "@A"), pb = renamed(b.pc && b.facts, b.iters, "@B");
       z3::expr same = z.bool_val(true);
       std::vector<Observable> obs = obsBase;
