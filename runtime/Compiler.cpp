@@ -285,6 +285,7 @@ Result<Module> compile(const std::string &source, const std::string &path,
     vopts.jobs = opts.jobs;
     vopts.useCache = opts.useCache;
     vopts.keepSMT = opts.keepSMT;
+    vopts.releaseMemory = opts.releaseSolverMemory;
     impl->report = verifyModule(*impl->module, vopts);
     impl->report.file = path;
   } else {

@@ -180,7 +180,17 @@ public:
     auto t0 = std::chrono::steady_clock::now();
     KernelReport rep;
     rep.name = kernel.getSymName().str();
-    z3::context z;
+    // Tearing a large context down takes long; a tool about to exit may skip it.
+    auto *ctx = new z3::context;
+    struct Release {
+      z3::context *c;
+      bool free;
+      ~Release() {
+        if (free)
+          delete c;
+      }
+    } release{ctx, opts.releaseMemory};
+    z3::context &z = *ctx;
     try {
       bool approx = false;
       kernel.walk([&](Operation *op) {
@@ -483,8 +493,11 @@ private:
 Report kuiper::verifyModule(ModuleOp module, const VerifyOptions &opts) {
   Report r;
   module.walk([&](KernelOp k) {
+    auto t0 = std::chrono::steady_clock::now();
     KernelVerifier v(module, k, opts);
     r.kernels.push_back(v.run());
+    if (std::getenv("KUIPER_DEBUG_TIME"))
+      llvm::errs() << "kernel " << k.getSymName() << ": " << msSince(t0) << " ms with teardown\n";
   });
   return r;
 }

@@ -15,6 +15,7 @@ struct VerifyOptions {
   bool useCache = true;       ///< on-disk cache keyed by the SMT text's hash
   std::string cacheDir;       ///< default: $XDG_CACHE_HOME/kuiper or ~/.cache/kuiper
   bool keepSMT = false;       ///< fill CheckResult::smt
+  bool releaseMemory = true;  ///< false: leave the solver context to process exit
 };
 
 /// Verifies every kernel of `module` (kuiper IR as produced by codegen).

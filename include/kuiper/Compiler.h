@@ -54,6 +54,9 @@ struct CompileOptions {
   /// the CPU executor (kuiper/Replay.h) and mark it confirmed or possible.
   bool replay = true;
   std::string libdevice;            ///< default: the CUDA toolkit's libdevice
+  /// Free the solver's memory after verifying (hundreds of ms for large
+  /// kernels). A command-line tool that exits right after may skip it.
+  bool releaseSolverMemory = true;
 };
 
 /// A kernel parameter as the host sees it.

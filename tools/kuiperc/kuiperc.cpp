@@ -266,6 +266,7 @@ int run(const Options &o) {
   copts.jobs = o.jobs;
   copts.useCache = !o.noCache;
   copts.replay = !o.noReplay;
+  copts.releaseSolverMemory = false; // the process exits right after
   copts.keepSMT = o.emit == "smt";
   copts.verify = !o.noVerify && o.emit != "mlir";
   copts.emitPTX = o.emit == "ptx" && !o.verifyOnly;
