@@ -1654,13 +1654,16 @@ std::vector<z3::expr> SymExec::renamedThread(const std::string &suffix) const {
   return r;
 }
 
-z3::expr SymExec::renamed(z3::expr e, const std::vector<unsigned> &, const std::string &suffix) {
+z3::expr SymExec::renamed(z3::expr e, const std::vector<unsigned> &, const std::string &suffix,
+                          bool iterations) {
   z3::expr_vector f(z), t(z);
   for (auto &v : threadVars) {
     f.push_back(v);
     t.push_back(z.int_const((v.decl().name().str() + suffix).c_str()));
   }
   for (auto &v : iterVars) {
+    if (!iterations)
+      break;
     f.push_back(v);
     t.push_back(z.int_const((v.decl().name().str() + suffix).c_str()));
   }
@@ -1672,6 +1675,8 @@ void SymExec::checkUniformity() {
   z3::expr sameBlock = A[3] == B[3] && A[4] == B[4] && A[5] == B[5];
   auto lin = [&](const std::vector<z3::expr> &t) { return linearOf(t); };
   std::vector<Observable> obs = pairObservables(A, B);
+  // Both threads are taken at the same loop iterations: a barrier or a
+  // collective in a loop is reached in lockstep, iteration by iteration.
   z3::expr savedPc = pc;
   pc = z.bool_val(true);
   for (auto &[bpc, loc] : barriers) {
@@ -1680,8 +1685,8 @@ void SymExec::checkUniformity() {
     o.loc = loc;
     o.message = "every thread of the block reaches this barrier, or none does";
     o.failMessage = "barrier reached by thread A but not by thread B of the same block";
-    o.assumptions = {threadRange(A), threadRange(B), sameBlock, renamed(bpc, {}, "@A")};
-    o.goal = renamed(bpc, {}, "@B");
+    o.assumptions = {threadRange(A), threadRange(B), sameBlock, renamed(bpc, {}, "@A", false)};
+    o.goal = renamed(bpc, {}, "@B", false);
     o.observables = obs;
     obligations.push_back(o);
   }
@@ -1693,8 +1698,8 @@ void SymExec::checkUniformity() {
     o.message = "all 32 lanes of the warp take part in this collective";
     o.failMessage = "warp collective without a mask reached by lane A but not by lane B of the same warp";
     z3::expr sameWarp = sameBlock && lin(A) / z.int_val(32) == lin(B) / z.int_val(32);
-    o.assumptions = {threadRange(A), threadRange(B), sameWarp, renamed(cpc, {}, "@A")};
-    o.goal = renamed(cpc, {}, "@B");
+    o.assumptions = {threadRange(A), threadRange(B), sameWarp, renamed(cpc, {}, "@A", false)};
+    o.goal = renamed(cpc, {}, "@B", false);
     if (size % 32 != 0)
       o.goal = *o.goal && lin(A) / z.int_val(32) < z.int_val(size / 32);
     o.observables = obs;

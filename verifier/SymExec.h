@@ -217,7 +217,8 @@ private:
   std::map<mlir::Operation *, z3::expr> overrideLoad;
   void raceChecks();
   void finalState();
-  z3::expr renamed(z3::expr e, const std::vector<unsigned> &iters, const std::string &suffix);
+  z3::expr renamed(z3::expr e, const std::vector<unsigned> &iters, const std::string &suffix,
+                   bool iterations = true);
   std::vector<z3::expr> renamedThread(const std::string &suffix) const;
 };
 
