@@ -379,8 +379,10 @@ std::string Report::toText() const {
       os << "  trusted: " << t << "\n";
     for (const auto &t : k.tolerances) {
       std::snprintf(buf, sizeof(buf), "%.3g", t.relative);
-      os << "  tolerance at " << t.clause << ": " << t.bound << " (gamma(" << t.depth
-         << ") = " << buf << ")\n";
+      os << "  tolerance at " << t.clause << ": " << t.bound;
+      if (t.relative >= 0)
+        os << " (gamma(" << t.depth << ") = " << buf << ")";
+      os << "\n";
     }
   }
   return os.str();

@@ -878,7 +878,12 @@ z3::expr SymExec::sumOp(SumOp op) {
            st = get(op.getStep()).simplify();
   int64_t l, h, s;
   if (!isConst(lo, l) || !isConst(hi, h) || !isConst(st, s) || s <= 0 || (h - l) / s > 4096) {
-    unsupported(op, "sum with bounds that are not compile-time constants is not modelled yet");
+    if (mode == FloatMode::Real && isConst(st, s) && s > 0)
+      return symbolicSum(op, lo, hi, s);
+    unsupported(op, mode == FloatMode::Real
+                        ? "sum with a step that is not a positive constant is not modelled yet"
+                        : "sum with bounds that are not compile-time constants in an exact clause "
+                          "is not modelled (use `approx`)");
     return fresh("unmodelled_sum", sortOf(op.getType()));
   }
   std::optional<z3::expr> acc;
@@ -894,6 +899,72 @@ z3::expr SymExec::sumOp(SumOp op) {
   if (!acc)
     return floatConst(FloatAttr::get(op.getType(), 0.0));
   return *acc;
+}
+
+/// Number of terms of `sum(i in lo..hi step s: ...)`.
+z3::expr SymExec::sumCount(z3::expr lo, z3::expr hi, int64_t s) {
+  return z3::ite(hi > lo, (hi - lo + z.int_val(s - 1)) / z.int_val(s), z.int_val(0));
+}
+
+/// SumN(f, lo, c, s) = f[lo] + f[lo + s] + ... (c terms), over the reals.
+z3::expr SymExec::sumTerm(z3::expr f, z3::expr lo, z3::expr count, int64_t s) {
+  z3::sort_vector sorts(z);
+  sorts.push_back(f.get_sort());
+  sorts.push_back(z.int_sort());
+  sorts.push_back(z.int_sort());
+  sorts.push_back(z.int_sort());
+  z3::func_decl sumN = z.function("sum_n", sorts, z.real_sort());
+  z3::expr_vector args(z);
+  args.push_back(f);
+  args.push_back(lo);
+  args.push_back(count);
+  args.push_back(z.int_val(s));
+  z3::expr t = sumN(args);
+  // The definition, one step deep (valid for every value of the arguments):
+  // no terms is 0; c > 0 terms are c - 1 terms plus the last one.
+  z3::expr_vector prev(z);
+  prev.push_back(f);
+  prev.push_back(lo);
+  prev.push_back(count - 1);
+  prev.push_back(z.int_val(s));
+  termFacts.push_back({t, z3::implies(count <= 0, t == z.real_val(0))});
+  termFacts.push_back({t, z3::implies(count > 0, t == sumN(prev) +
+                                                    z3::select(f, lo + (count - 1) * z.int_val(s)))});
+  return t;
+}
+
+/// A sum with symbolic bounds in an approx clause: an uninterpreted `sum_n`
+/// over the body as an array (lambda), with its one-step definition and, for a
+/// step-1 sum, the strided-partition identity for every constant step the
+/// kernel's other sums use.
+z3::expr SymExec::symbolicSum(SumOp op, z3::expr lo, z3::expr hi, int64_t s) {
+  z3::expr k = fresh("k", z.int_sort());
+  z3::expr body = evalRegion(op.getBody(), {k});
+  if (!body.is_real()) {
+    unsupported(op, "symbolic sum of a non-float term");
+    return fresh("unmodelled_sum", z.real_sort());
+  }
+  z3::expr_vector bound(z);
+  bound.push_back(k);
+  z3::expr f = z3::lambda(bound, body);
+  z3::expr total = sumTerm(f, lo, sumCount(lo, hi, s), s);
+  if (s == 1) {
+    std::set<int64_t> strides;
+    kernel.walk([&](SumOp other) {
+      if (auto c = other.getStep().getDefiningOp<arith::ConstantOp>())
+        if (auto ia = dyn_cast<IntegerAttr>(c.getValue()); ia && ia.getInt() > 1 && ia.getInt() <= 1024)
+          strides.insert(ia.getInt());
+    });
+    for (int64_t S : strides) {
+      z3::expr parts = z.real_val(0);
+      for (int64_t u = 0; u < S; ++u) {
+        z3::expr start = (lo + z.int_val(u)).simplify();
+        parts = parts + sumTerm(f, start, sumCount(start, hi, S), S);
+      }
+      termFacts.push_back({total, total == parts});
+    }
+  }
+  return total;
 }
 
 void SymExec::execIf(scf::IfOp op) {
@@ -980,7 +1051,13 @@ void SymExec::execFor(ForOp op) {
   addObligation("precondition", loc, "the loop step is positive", "the loop step may be <= 0", st > 0);
   int64_t l, h, s;
   z3::expr los = lo.simplify(), his = hi.simplify(), sts = st.simplify();
+  bool anyInvariant = false;
+  op.getInvariants().walk([&](InvariantOp inv) {
+    anyInvariant |= inv.getApprox() == (mode == FloatMode::Real);
+  });
   auto checkInvariants = [&](z3::expr iv, const std::string &when) {
+    if (!anyInvariant)
+      return;
     Block &ib = op.getInvariants().front();
     set(ib.getArgument(0), iv);
     bool saved = inSpec;
@@ -998,6 +1075,8 @@ void SymExec::execFor(ForOp op) {
     inSpec = saved;
   };
   auto assumeInvariants = [&](z3::expr iv) {
+    if (!anyInvariant)
+      return;
     Block &ib = op.getInvariants().front();
     set(ib.getArgument(0), iv);
     bool saved = inSpec;
@@ -1239,7 +1318,12 @@ z3::expr SymExec::read(const MemRef &m, const std::vector<z3::expr> &idx) {
       for (auto &x : to)
         t.push_back(x);
       z3::expr v = z3::expr(*e.value).substitute(f, t);
-      acc = z3::ite(covered(e, from, to, idx), v, acc);
+      z3::expr cov = covered(e, from, to, idx);
+      // What held for the writer when it wrote (its invariants, asserts) holds
+      // for the inferred writer: a valid fact wherever that writer exists.
+      if (!z3::eq(e.facts.simplify(), z.bool_val(true)))
+        termFacts.push_back({cov, z3::implies(cov, z3::expr(e.facts).substitute(f, t))});
+      acc = z3::ite(cov, v, acc);
     }
     r = acc;
     break;
@@ -1902,16 +1986,25 @@ void SymExec::finalChecks() {
         Z3_decl_kind k = t.decl().decl_kind();
         if (t.is_real() && (k == Z3_OP_ADD || k == Z3_OP_SUB || k == Z3_OP_MUL || k == Z3_OP_DIV))
           d += 1;
+        // A value carried by a cut loop, or known only through a barrier
+        // contract, hides how many roundings produced it.
+        std::string name = t.decl().name().str();
+        if (t.is_real() && k == Z3_OP_UNINTERPRETED &&
+            (name.find("loop!") != std::string::npos || name.find("!after_barrier") != std::string::npos ||
+             name.find("!havoc") != std::string::npos))
+          opaqueDepth = true;
         memo[id] = d;
         return d;
       };
+      opaqueDepth = false;
       int d = 0;
       std::map<unsigned, int> memo;
       for (auto &e : events)
         if (e->kind == Event::Write && e->value && !mems.at(e->mem).shared)
           d = std::max(d, depth(*e->value, memo));
       SrcLoc s = srcLoc(ens.getLoc());
-      tolerances.push_back({s.file + ":" + std::to_string(s.line) + ":" + std::to_string(s.col), d});
+      tolerances.push_back({s.file + ":" + std::to_string(s.line) + ":" + std::to_string(s.col),
+                            opaqueDepth ? -d - 1 : d});
     }
   }
   pc = savedPc;
@@ -2059,4 +2152,43 @@ z3::expr SymExec::toSigned(z3::expr v, unsigned w) {
   z3::expr half = w >= 64 ? z.int_val("9223372036854775808") : z.int_val((int64_t)(uint64_t(1) << (w - 1)));
   z3::expr full = w >= 64 ? z.int_val("18446744073709551616") : z.int_val((int64_t)(uint64_t(1) << w));
   return z3::ite(v >= half, v - full, v);
+}
+
+/// The facts about terms (`termFacts`) that an obligation over `roots` needs:
+/// those whose term occurs in the roots or, transitively, in facts already
+/// taken. Leaving the others out is sound (fewer assumptions) and keeps
+/// queries small.
+std::vector<z3::expr> SymExec::relevantFacts(const std::vector<z3::expr> &roots) const {
+  std::set<unsigned> seen;
+  std::vector<z3::expr> todo(roots.begin(), roots.end());
+  auto walk = [&](const z3::expr &root) {
+    std::vector<z3::expr> stack{root};
+    while (!stack.empty()) {
+      z3::expr e = stack.back();
+      stack.pop_back();
+      if (!seen.insert(Z3_get_ast_id(z, e)).second)
+        continue;
+      if (e.is_app())
+        for (unsigned i = 0; i < e.num_args(); ++i)
+          stack.push_back(e.arg(i));
+      else if (e.is_quantifier() || e.is_lambda())
+        stack.push_back(e.body());
+    }
+  };
+  for (auto &r : todo)
+    walk(r);
+  std::vector<z3::expr> out;
+  std::vector<bool> taken(termFacts.size(), false);
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (size_t i = 0; i < termFacts.size(); ++i) {
+      if (taken[i] || !seen.count(Z3_get_ast_id(z, termFacts[i].first)))
+        continue;
+      taken[i] = true;
+      changed = true;
+      out.push_back(termFacts[i].second);
+      walk(termFacts[i].second);
+    }
+  }
+  return out;
 }

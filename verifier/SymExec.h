@@ -107,7 +107,10 @@ public:
 
   std::vector<Obligation> obligations;
   std::set<std::string> trusted;
-  std::vector<std::pair<std::string, int>> tolerances; ///< clause loc, depth
+  /// Clause location and rounding depth; a negative depth -d-1 means "at
+  /// least d, plus what a loop or barrier contract hides".
+  std::vector<std::pair<std::string, int>> tolerances;
+  bool opaqueDepth = false;
 
 private:
   friend class KernelVerifier;
@@ -128,6 +131,10 @@ private:
   std::vector<z3::expr> witnessFacts;   ///< step of each `for` iteration var (0 for while)
   std::vector<unsigned> iterScope;  ///< iteration vars currently in scope
   std::vector<z3::expr> globalAssumptions; ///< requires, param ranges, grid limits
+  /// Valid facts about particular terms (sum definitions, writers' facts),
+  /// added to an obligation only when the term occurs in it.
+  std::vector<std::pair<z3::expr, z3::expr>> termFacts;
+  std::vector<z3::expr> relevantFacts(const std::vector<z3::expr> &roots) const;
   std::vector<Observable> params;
 
   // Values.
@@ -193,6 +200,9 @@ private:
   z3::expr shuffle(kuiper::ShuffleOp op);
   z3::expr floatConst(mlir::FloatAttr a);
   z3::expr sumOp(kuiper::SumOp op);
+  z3::expr symbolicSum(kuiper::SumOp op, z3::expr lo, z3::expr hi, int64_t step);
+  z3::expr sumTerm(z3::expr f, z3::expr lo, z3::expr count, int64_t step);
+  z3::expr sumCount(z3::expr lo, z3::expr hi, int64_t step);
   void checkOverflow(mlir::Operation &op, z3::expr r, unsigned width, bool isSigned);
   void checkUniformity();
 

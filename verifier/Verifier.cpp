@@ -236,12 +236,24 @@ public:
         for (auto &[clause, depth] : ex.tolerances) {
           Tolerance t;
           t.clause = clause;
-          t.depth = depth;
           double u = std::ldexp(1.0, -24);
-          t.relative = depth * u / (1 - depth * u);
-          char buf[160];
-          snprintf(buf, sizeof buf, "|y - exact| <= %.3g * sum|terms| (f32, rounding depth %d)",
-                   t.relative, depth);
+          char buf[256];
+          if (depth < 0) {
+            // Part of the value comes through a cut loop or a barrier
+            // contract: its depth grows with the trip count.
+            t.depth = -depth - 1;
+            t.relative = -1;
+            snprintf(buf, sizeof buf,
+                     "no constant bound: rounding depth %d in the code after the last loop or "
+                     "barrier contract, plus one per iteration of the loop before it: "
+                     "|y - exact| <= gamma(d) * sum|terms| with d = %d + iterations",
+                     t.depth, t.depth);
+          } else {
+            t.depth = depth;
+            t.relative = depth * u / (1 - depth * u);
+            snprintf(buf, sizeof buf, "|y - exact| <= %.3g * sum|terms| (f32, rounding depth %d)",
+                     t.relative, depth);
+          }
           t.bound = buf;
           rep.tolerances.push_back(t);
         }
@@ -305,11 +317,14 @@ private:
       if (trivial)
         jobs[i].status = "trivial";
       z3::solver s(z);
-      for (auto &a : ex.globalAssumptions)
+      std::vector<z3::expr> roots = ex.globalAssumptions;
+      roots.insert(roots.end(), o.assumptions.begin(), o.assumptions.end());
+      for (auto &a : roots)
         s.add(a);
-      for (auto &a : o.assumptions)
-        s.add(a);
+      roots.push_back(*o.goal); // for the relevance walk only
       s.add(!*o.goal);
+      for (auto &a : ex.relevantFacts(roots))
+        s.add(a);
       jobs[i].smt = s.to_smt2();
       jobs[i].hash = hexHash(jobs[i].smt);
     }
@@ -451,9 +466,12 @@ private:
     z3::params p(z);
     p.set("timeout", opts.timeoutMs);
     s.set(p);
-    for (auto &a : ex.globalAssumptions)
+    std::vector<z3::expr> roots = ex.globalAssumptions;
+    roots.insert(roots.end(), o.assumptions.begin(), o.assumptions.end());
+    for (auto &a : roots)
       s.add(a);
-    for (auto &a : o.assumptions)
+    roots.push_back(*o.goal); // for the relevance walk only
+    for (auto &a : ex.relevantFacts(roots))
       s.add(a);
     z3::expr neg = !*o.goal;
     s.add(neg);
