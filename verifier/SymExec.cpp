@@ -1040,6 +1040,36 @@ static void storedMemories(Region &r, std::set<const void *> &out) {
   });
 }
 
+/// Checks (`check`) or assumes, as facts, the invariants of a loop's
+/// invariant region that belong to this float mode; `iv` binds the region's
+/// argument (the induction variable of a `for`).
+void SymExec::loopInvariants(Region &region, std::optional<z3::expr> iv, bool check,
+                             const std::string &when) {
+  bool any = false;
+  region.walk([&](InvariantOp inv) { any |= inv.getApprox() == (mode == FloatMode::Real); });
+  if (!any)
+    return;
+  Block &ib = region.front();
+  if (iv)
+    set(ib.getArgument(0), *iv);
+  bool saved = inSpec;
+  inSpec = true;
+  for (Operation &o : ib) {
+    if (auto inv = dyn_cast<InvariantOp>(o)) {
+      if (inv.getApprox() != (mode == FloatMode::Real))
+        continue;
+      if (check)
+        addObligation("invariant", inv.getLoc(), "the loop invariant holds " + when,
+                      "the loop invariant may not hold " + when, get(inv.getCond()));
+      else
+        facts = facts && get(inv.getCond());
+    } else if (!o.hasTrait<OpTrait::IsTerminator>()) {
+      execOp(o);
+    }
+  }
+  inSpec = saved;
+}
+
 /// Locals (memref allocas) stored to anywhere inside `r`.
 static void storedLocals(Region &r, std::set<const void *> &out) {
   r.walk([&](memref::StoreOp s) { out.insert(key(s.getMemRef())); });
@@ -1051,46 +1081,10 @@ void SymExec::execFor(ForOp op) {
   addObligation("precondition", loc, "the loop step is positive", "the loop step may be <= 0", st > 0);
   int64_t l, h, s;
   z3::expr los = lo.simplify(), his = hi.simplify(), sts = st.simplify();
-  bool anyInvariant = false;
-  op.getInvariants().walk([&](InvariantOp inv) {
-    anyInvariant |= inv.getApprox() == (mode == FloatMode::Real);
-  });
   auto checkInvariants = [&](z3::expr iv, const std::string &when) {
-    if (!anyInvariant)
-      return;
-    Block &ib = op.getInvariants().front();
-    set(ib.getArgument(0), iv);
-    bool saved = inSpec;
-    inSpec = true;
-    for (Operation &o : ib) {
-      if (auto inv = dyn_cast<InvariantOp>(o)) {
-        if (inv.getApprox() != (mode == FloatMode::Real))
-          continue;
-        addObligation("invariant", inv.getLoc(), "the loop invariant holds " + when,
-                      "the loop invariant may not hold " + when, get(inv.getCond()));
-      } else if (!o.hasTrait<OpTrait::IsTerminator>()) {
-        execOp(o);
-      }
-    }
-    inSpec = saved;
+    loopInvariants(op.getInvariants(), iv, true, when);
   };
-  auto assumeInvariants = [&](z3::expr iv) {
-    if (!anyInvariant)
-      return;
-    Block &ib = op.getInvariants().front();
-    set(ib.getArgument(0), iv);
-    bool saved = inSpec;
-    inSpec = true;
-    for (Operation &o : ib) {
-      if (auto inv = dyn_cast<InvariantOp>(o)) {
-        if (inv.getApprox() == (mode == FloatMode::Real))
-          facts = facts && get(inv.getCond());
-      } else if (!o.hasTrait<OpTrait::IsTerminator>()) {
-        execOp(o);
-      }
-    }
-    inSpec = saved;
-  };
+  auto assumeInvariants = [&](z3::expr iv) { loopInvariants(op.getInvariants(), iv, false, ""); };
   if (isConst(los, l) && isConst(his, h) && isConst(sts, s) && s > 0 && (h - l) / s <= 256) {
     for (int64_t i = l; i < h; i += s) {
       checkInvariants(z.int_val(i), "at the start of an iteration");
@@ -1147,22 +1141,7 @@ void SymExec::execWhile(WhileOp op) {
     return;
   }
   auto invariants = [&](bool check, const std::string &when) {
-    bool saved = inSpec;
-    inSpec = true;
-    for (Operation &o : op.getInvariants().front()) {
-      if (auto inv = dyn_cast<InvariantOp>(o)) {
-        if (inv.getApprox() != (mode == FloatMode::Real))
-          continue;
-        if (check)
-          addObligation("invariant", inv.getLoc(), "the loop invariant holds " + when,
-                        "the loop invariant may not hold " + when, get(inv.getCond()));
-        else
-          facts = facts && get(inv.getCond());
-      } else if (!o.hasTrait<OpTrait::IsTerminator>()) {
-        execOp(o);
-      }
-    }
-    inSpec = saved;
+    loopInvariants(op.getInvariants(), std::nullopt, check, when);
   };
   invariants(true, "on entry");
   std::set<const void *> modified;

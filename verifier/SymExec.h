@@ -220,6 +220,8 @@ private:
   void finalChecks();
   bool writerPostcondition(kuiper::EnsuresOp ens);
   MemRef havocMemory(const void *mem);
+  void loopInvariants(mlir::Region &region, std::optional<z3::expr> iv, bool check,
+                      const std::string &when);
   void havocLoop(const std::set<const void *> &modified, const std::set<const void *> &written,
                  const std::string &why);
   z3::expr toUnsigned(z3::expr v, unsigned width);
