@@ -831,15 +831,11 @@ void SymExec::execOp(Operation &op) {
     return;
   }
   if (auto s = dyn_cast<SyncWarpOp>(op)) {
-    if (s.getMask()) {
-      unsupported(&op, "masked warp collectives are not modelled yet");
-      return;
-    }
-    collectives.push_back({pc, srcLoc(loc)});
+    collective(&op, s.getMask());
     return;
   }
   if (auto v = dyn_cast<VoteOp>(op)) {
-    unsupported(&op, "warp votes are not modelled yet");
+    set(v, vote(v));
     return;
   }
   if (auto q = dyn_cast<ForallOp>(op)) {
@@ -1645,14 +1641,57 @@ void SymExec::execBarrier(BarrierOp op) {
   intervalStart = state;
 }
 
-z3::expr SymExec::shuffle(ShuffleOp op) {
-  if (op.getMask()) {
-    unsupported(op, "masked warp collectives are not modelled yet");
-    return get(op.getValue());
+z3::expr SymExec::laneId() const {
+  return useLanes ? threadVars[0] : z3::mod(linear(), z.int_val(32));
+}
+
+/// `e` as computed by lane `lane` of this thread's warp (valid when that lane
+/// is at the same point: convergence is checked separately).
+z3::expr SymExec::atLane(z3::expr e, z3::expr lane) const {
+  z3::expr_vector f(z), t(z);
+  if (useLanes) {
+    f.push_back(threadVars[0]);
+    t.push_back(lane);
+    return e.substitute(f, t);
   }
-  collectives.push_back({pc, srcLoc(op.getLoc())});
+  z3::expr lin = linear() - laneId() + lane;
+  f.push_back(threadVars[0]);
+  f.push_back(threadVars[1]);
+  f.push_back(threadVars[2]);
+  t.push_back(z3::mod(lin, z.int_val(block[0])));
+  t.push_back(z3::mod(lin / z.int_val(block[0]), z.int_val(block[1])));
+  t.push_back(lin / z.int_val(block[0] * block[1]));
+  return e.substitute(f, t);
+}
+
+/// Bit `lane` of a 32-bit mask held in its signed reading.
+z3::expr SymExec::maskBit(z3::expr mask, z3::expr lane) const {
+  z3::expr bits = z3::int2bv(32, mask);
+  return (z3::lshr(bits, z3::int2bv(32, lane)) & z.bv_val(1, 32)) == z.bv_val(1, 32);
+}
+
+/// Whether lane `lane` of this warp exists and takes part here: it reaches
+/// this point (and, with a mask, is named by it).
+z3::expr SymExec::laneActive(z3::expr lane, std::optional<z3::expr> mask) const {
+  int64_t size = block[0] * block[1] * block[2];
+  z3::expr exists = linear() - laneId() + lane < z.int_val(size);
+  z3::expr active = exists && atLane(pc, lane);
+  if (mask)
+    active = active && maskBit(*mask, lane);
+  return active;
+}
+
+void SymExec::collective(Operation *op, Value maskValue) {
+  std::optional<z3::expr> mask;
+  if (maskValue)
+    mask = get(maskValue);
+  collectives.push_back({pc, srcLoc(op->getLoc()), mask});
+}
+
+z3::expr SymExec::shuffle(ShuffleOp op) {
+  collective(op, op.getMask());
   z3::expr v = get(op.getValue()), d = get(op.getDelta());
-  z3::expr lane = useLanes ? threadVars[0] : z3::mod(linear(), z.int_val(32));
+  z3::expr lane = laneId();
   z3::expr src = lane;
   z3::expr valid = z.bool_val(true);
   StringRef mode = op.getMode();
@@ -1673,21 +1712,35 @@ z3::expr SymExec::shuffle(ShuffleOp op) {
     z3::expr bit = z3::mod(lane / z.int_val(dc), z.int_val(2));
     src = z3::ite(bit == 0, lane + z.int_val(dc), lane - z.int_val(dc));
   }
-  z3::expr_vector f(z), t(z);
-  if (useLanes) {
-    f.push_back(threadVars[0]);
-    t.push_back(src);
-    return z3::ite(valid, v.substitute(f, t), v);
+  z3::expr other = atLane(v, src);
+  if (op.getMask()) {
+    // Reading a lane outside the mask (or not there) gives an undefined value.
+    other = z3::ite(laneActive(src, get(op.getMask())), other, havoc("shfl_undefined", v.get_sort()));
   }
-  z3::expr lin = linear() - lane + src;
-  f.push_back(threadVars[0]);
-  f.push_back(threadVars[1]);
-  f.push_back(threadVars[2]);
-  t.push_back(z3::mod(lin, z.int_val(block[0])));
-  t.push_back(z3::mod(lin / z.int_val(block[0]), z.int_val(block[1])));
-  t.push_back(lin / z.int_val(block[0] * block[1]));
-  z3::expr other = v.substitute(f, t);
   return z3::ite(valid, other, v);
+}
+
+z3::expr SymExec::vote(VoteOp op) {
+  collective(op, op.getMask());
+  std::optional<z3::expr> mask;
+  if (op.getMask())
+    mask = get(op.getMask());
+  z3::expr c = get(op.getPred());
+  StringRef mode = op.getMode();
+  z3::expr any = z.bool_val(false), all = z.bool_val(true), ballot = z.int_val(0);
+  for (int64_t l = 0; l < 32; ++l) {
+    z3::expr L = z.int_val(l);
+    z3::expr active = laneActive(L, mask);
+    z3::expr cl = atLane(c, L);
+    any = any || (active && cl);
+    all = all && z3::implies(active, cl);
+    ballot = ballot + z3::ite(active && cl, z.int_val((int64_t)(uint64_t(1) << l)), z.int_val(0));
+  }
+  if (mode == "any")
+    return any;
+  if (mode == "all")
+    return all;
+  return toSigned(ballot, 32);
 }
 
 //===----------------------------------------------------------------------===//
@@ -1754,18 +1807,29 @@ void SymExec::checkUniformity() {
     obligations.push_back(o);
   }
   int64_t size = block[0] * block[1] * block[2];
-  for (auto &[cpc, loc] : collectives) {
+  for (auto &[cpc, loc, mask] : collectives) {
     Obligation o;
     o.id = "warp-convergence";
     o.loc = loc;
-    o.message = "all 32 lanes of the warp take part in this collective";
-    o.failMessage = "warp collective without a mask reached by lane A but not by lane B of the same warp";
     z3::expr sameWarp = sameBlock && lin(A) / z.int_val(32) == lin(B) / z.int_val(32);
     o.assumptions = {threadRange(A), threadRange(B), sameWarp, renamed(cpc, {}, "@A", false)};
+    o.observables = obs;
+    if (mask) {
+      // The lanes that arrive are exactly the lanes the mask names.
+      o.message = "the mask names exactly the lanes that take part in this collective";
+      o.failMessage = "the mask of this warp collective differs from the set of active lanes "
+                      "(lane B is active but not named, or named but not active)";
+      z3::expr maskA = renamed(*mask, {}, "@A", false);
+      z3::expr laneB = lin(B) - (lin(B) / z.int_val(32)) * z.int_val(32);
+      o.goal = renamed(cpc, {}, "@B", false) == maskBit(maskA, laneB);
+      obligations.push_back(o);
+      continue;
+    }
+    o.message = "all 32 lanes of the warp take part in this collective";
+    o.failMessage = "warp collective without a mask reached by lane A but not by lane B of the same warp";
     o.goal = renamed(cpc, {}, "@B", false);
     if (size % 32 != 0)
       o.goal = *o.goal && lin(A) / z.int_val(32) < z.int_val(size / 32);
-    o.observables = obs;
     obligations.push_back(o);
   }
   pc = savedPc;

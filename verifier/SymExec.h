@@ -156,7 +156,12 @@ private:
   bool oldState = false; ///< evaluating inside kuiper.old
   std::map<const void *, MemRef> entryState;
   std::vector<std::pair<z3::expr, SrcLoc>> barriers;   ///< pc at each barrier
-  std::vector<std::pair<z3::expr, SrcLoc>> collectives; ///< pc at mask-less collectives
+  struct Collective {
+    z3::expr pc;
+    SrcLoc loc;
+    std::optional<z3::expr> mask;
+  };
+  std::vector<Collective> collectives; ///< pc (and mask) at each warp collective
   std::unordered_map<std::string, z3::expr> readMemo;
   std::vector<z3::expr> keepAlive;
   std::string unsupportedReason;
@@ -198,6 +203,12 @@ private:
   z3::expr floatOp(mlir::Operation &op);
   z3::expr mathFn(const std::string &name, mlir::Type t, std::vector<z3::expr> args);
   z3::expr shuffle(kuiper::ShuffleOp op);
+  z3::expr vote(kuiper::VoteOp op);
+  void collective(mlir::Operation *op, mlir::Value mask);
+  z3::expr laneId() const;
+  z3::expr atLane(z3::expr e, z3::expr lane) const;
+  z3::expr maskBit(z3::expr mask, z3::expr lane) const;
+  z3::expr laneActive(z3::expr lane, std::optional<z3::expr> mask) const;
   z3::expr floatConst(mlir::FloatAttr a);
   z3::expr sumOp(kuiper::SumOp op);
   z3::expr symbolicSum(kuiper::SumOp op, z3::expr lo, z3::expr hi, int64_t step);
