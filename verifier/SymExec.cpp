@@ -1891,6 +1891,25 @@ void SymExec::raceChecks() {
       o.assumptions = {ranges, pa, pb, same, concurrent, !sameThread};
       o.goal = z.bool_val(false);
       o.observables = obs;
+      // Second attempt for two plain writes of an out/inout buffer: the final
+      // merge's lemma (checked on its own) says each write's inferred writer is
+      // the writing thread; with it, equal indices mean equal threads. This
+      // settles nonlinear index maps such as `r * cols + c`.
+      if (ww && !mi.shared && a.kind == Event::Write && b.kind == Event::Write) {
+        auto writerIs = [&](const Event &e, const std::string &suffix) -> std::optional<z3::expr> {
+          std::vector<z3::expr> from, to;
+          if (!witness(e, {0, 1, 2, 3, 4, 5, 6}, e.idx, from, to))
+            return std::nullopt;
+          z3::expr eq = z.bool_val(true);
+          for (size_t v = 0; v < from.size(); ++v)
+            eq = eq && from[v] == to[v];
+          witnessFacts.clear();
+          return renamed(eq, e.iters, suffix);
+        };
+        auto wa = writerIs(a, "@A"), wb = writerIs(b, "@B");
+        if (wa && wb)
+          o.fallback = {*wa, *wb};
+      }
       obligations.push_back(o);
       // Out buffers: every element written exactly once, also by one thread.
       if (ww && !mi.shared && mi.access == "out" && (i != j || !a.iters.empty())) {

@@ -50,6 +50,9 @@ struct Obligation {
   std::string unsupported; ///< non-empty: cannot be checked (verdict unknown)
   bool lemma = false;      ///< a modelling lemma: failure means "unknown"
   bool finding = false;    ///< a finding, not an error: failure means "warning"
+  /// Extra assumptions, justified by other obligations (lemmas), for a second
+  /// attempt when the first one is undecided.
+  std::vector<z3::expr> fallback;
 };
 
 /// A memory access of the symbolic thread.

@@ -295,7 +295,7 @@ private:
     // Build every query first, then solve them on worker threads, each with
     // its own context (Z3 contexts are not thread-safe).
     struct Job {
-      std::string smt, hash;
+      std::string smt, hash, fallbackSmt;
       std::string status = "unknown";
       double ms = 0;
     };
@@ -326,6 +326,11 @@ private:
       for (auto &a : ex.relevantFacts(roots))
         s.add(a);
       jobs[i].smt = s.to_smt2();
+      if (!o.fallback.empty()) {
+        for (auto &a : o.fallback)
+          s.add(a);
+        jobs[i].fallbackSmt = s.to_smt2();
+      }
       jobs[i].hash = hexHash(jobs[i].smt);
     }
     if (std::getenv("KUIPER_DEBUG_TIME"))
@@ -398,6 +403,14 @@ private:
             for (auto a : asserts)
               s.add(a);
             r = s.check();
+          }
+          if (r == z3::unknown && !j.fallbackSmt.empty()) {
+            z3::solver s4(c);
+            s4.set(p);
+            for (auto a : c.parse_string(j.fallbackSmt.c_str()))
+              s4.add(a);
+            if (s4.check() == z3::unsat)
+              r = z3::unsat;
           }
           j.status = r == z3::unsat ? "proved" : r == z3::sat ? "failed" : "unknown";
         } catch (z3::exception &) {
