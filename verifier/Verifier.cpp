@@ -371,11 +371,17 @@ private:
           //     witness queries);
           //  3. Z3's default configuration with the full time limit.
           z3::check_result r = z3::unknown;
-          unsigned quick = std::min(opts.timeoutMs, 2000u);
+          // Stages 1 and 2 are bounded by Z3's resource counter, not by the
+          // clock, so that what they prove does not depend on the machine's
+          // load (about 2-3 s of work on this machine each); the wall-clock
+          // limit only guards against a stuck stage.
+          const unsigned quickRlimit = 40'000'000;
+          unsigned guard = std::max(opts.timeoutMs, 20000u);
           if (std::optional<z3::expr_vector> abs = abstractFloats(c, asserts)) {
             z3::solver s1(c);
             z3::params p1(c);
-            p1.set("timeout", quick);
+            p1.set("rlimit", quickRlimit);
+            p1.set("timeout", guard);
             s1.set(p1);
             for (auto a : *abs)
               s1.add(a);
@@ -391,9 +397,9 @@ private:
             p2.set("arith.solver", 2u);
             // try_for: a tactic-built solver does not honour the timeout parameter.
             z3::solver s2 = z3::try_for(z3::tactic(c, "simplify") & z3::with(z3::tactic(c, "smt"), p2),
-                                        quick).mk_solver();
+                                        guard).mk_solver();
             z3::params pt(c);
-            pt.set("timeout", quick);
+            pt.set("rlimit", quickRlimit);
             s2.set(pt);
             for (auto a : asserts)
               s2.add(a);
