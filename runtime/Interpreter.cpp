@@ -607,9 +607,17 @@ private:
                   SmallVectorImpl<Val> &out);
   bool evalClause(Region &r, Ctx &c, bool approx, bool &holds);
   bool checkInvariants(Operation *loop, Region &inv, ArrayRef<Val> args, Ctx &c);
-  bool memRef(Operation *op, Ctx &c, Value ref, ValueRange indices,
-              uint8_t *&ptr, ElemT &et, Shadow *&sh, BufState *&buf,
-              std::string &where, std::vector<int64_t> &idx);
+  /// The element a load, store or atomic addresses (ptr is null when the
+  /// access is out of bounds and was reported).
+  struct ElemRef {
+    uint8_t *ptr = nullptr;
+    ElemT et;
+    Shadow *sh = nullptr;
+    BufState *buf = nullptr;
+    std::string where;
+    std::vector<int64_t> idx;
+  };
+  bool memRef(Operation *op, Ctx &c, Value ref, ValueRange indices, ElemRef &e);
   void recordAccess(Operation *op, Ctx &c, Shadow *sh, BufState *buf,
                     const std::string &where, bool write, bool atomic);
 
@@ -897,9 +905,8 @@ bool Interp::checkInvariants(Operation *loop, Region &inv, ArrayRef<Val> args,
 // Memory access
 //===----------------------------------------------------------------------===//
 
-bool Interp::memRef(Operation *op, Ctx &c, Value ref, ValueRange indices,
-                    uint8_t *&ptr, ElemT &et, Shadow *&sh, BufState *&buf,
-                    std::string &where, std::vector<int64_t> &idx) {
+bool Interp::memRef(Operation *op, Ctx &c, Value ref, ValueRange indices, ElemRef &e) {
+  auto &[ptr, et, sh, buf, where, idx] = e;
   ptr = nullptr;
   sh = nullptr;
   buf = nullptr;
@@ -1581,14 +1588,10 @@ bool Interp::execOp(Operation *op, Ctx &c) {
   }
   case OC_Load: {
     auto ld = cast<LoadOp>(op);
-    uint8_t *p;
-    ElemT et;
-    Shadow *sh;
-    BufState *buf;
-    std::string where;
-    std::vector<int64_t> idx;
-    if (!memRef(op, c, ld.getRef(), ld.getIndices(), p, et, sh, buf, where, idx))
+    ElemRef ref;
+    if (!memRef(op, c, ld.getRef(), ld.getIndices(), ref))
       return false;
+    auto &[p, et, sh, buf, where, idx] = ref;
     Val v;
     if (p) {
       v = readElem(et, p);
@@ -1620,14 +1623,10 @@ bool Interp::execOp(Operation *op, Ctx &c) {
     Val v;
     if (!need(c, st.getValue(), v, op))
       return false;
-    uint8_t *p;
-    ElemT et;
-    Shadow *sh;
-    BufState *buf;
-    std::string where;
-    std::vector<int64_t> idx;
-    if (!memRef(op, c, st.getRef(), st.getIndices(), p, et, sh, buf, where, idx))
+    ElemRef ref;
+    if (!memRef(op, c, st.getRef(), st.getIndices(), ref))
       return false;
+    auto &[p, et, sh, buf, where, idx] = ref;
     if (!p)
       return true;
     if (opts.checks) {
@@ -1654,14 +1653,10 @@ bool Interp::execOp(Operation *op, Ctx &c) {
         return false;
       vs.push_back(y);
     }
-    uint8_t *p;
-    ElemT et;
-    Shadow *sh;
-    BufState *buf;
-    std::string where;
-    std::vector<int64_t> idx;
-    if (!memRef(op, c, at.getRef(), at.getIndices(), p, et, sh, buf, where, idx))
+    ElemRef ref;
+    if (!memRef(op, c, at.getRef(), at.getIndices(), ref))
       return false;
+    auto &[p, et, sh, buf, where, idx] = ref;
     Val old;
     if (!p) {
       uint8_t tmp[8];

@@ -326,17 +326,22 @@ bool Parser::parseSpec(std::vector<SpecClause> &out, bool allowApprox) {
   return true;
 }
 
-bool Parser::parseFn(Module &m) {
-  auto f = std::make_unique<FnDecl>();
+/// `fn NAME(params)` / `kernel NAME(params)`, the keyword being current.
+bool Parser::parseHeader(Callable &c, bool kernel) {
   next();
   if (!is(Tok::Ident)) {
-    error(loc(), "expected fn name after 'fn'");
+    error(loc(), kernel ? "expected kernel name after 'kernel'" : "expected fn name after 'fn'");
     return false;
   }
-  f->loc = loc();
-  f->name = tok().text;
+  c.loc = loc();
+  c.name = tok().text;
   next();
-  if (!parseParams(*f, false))
+  return parseParams(c, kernel);
+}
+
+bool Parser::parseFn(Module &m) {
+  auto f = std::make_unique<FnDecl>();
+  if (!parseHeader(*f, false))
     return false;
   f->result = Type::of(ScalarKind::Void);
   if (accept(Tok::Arrow)) {
@@ -449,15 +454,7 @@ bool Parser::parseAccessList(std::vector<AccessRange> &out) {
 
 bool Parser::parseKernel(Module &m) {
   auto k = std::make_unique<KernelDecl>();
-  next();
-  if (!is(Tok::Ident)) {
-    error(loc(), "expected kernel name after 'kernel'");
-    return false;
-  }
-  k->loc = loc();
-  k->name = tok().text;
-  next();
-  if (!parseParams(*k, true))
+  if (!parseHeader(*k, true))
     return false;
   bool hasLaunch = false;
   while (!is(Tok::LBrace)) {

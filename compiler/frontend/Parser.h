@@ -79,6 +79,7 @@ private:
   bool parseFn(ast::Module &m);
   bool parseKernel(ast::Module &m);
   bool parseType(ast::Type &t);
+  bool parseHeader(ast::Callable &c, bool kernel);
   bool parseParams(ast::Callable &c, bool kernel);
   bool parseDims(std::vector<ast::ExprPtr> &dims);
   bool parseExprList(std::vector<ast::ExprPtr> &out, const char *what);

@@ -173,8 +173,11 @@ std::string ptxVersionFor(const std::string &arch) {
       .Default("");
 }
 
-llvm::Expected<std::string> lowerToLLVMIR(ModuleOp module,
-                                          const LoweringOptions &opts) {
+/// Lowers `module` to an optimised LLVM module for `opts.arch` and hands it,
+/// with its target machine, to `use`.
+static llvm::Expected<std::string>
+withLLVMModule(ModuleOp module, const LoweringOptions &opts,
+               llvm::function_ref<llvm::Expected<std::string>(llvm::Module &, llvm::TargetMachine &)> use) {
   auto tm = createNVPTXTargetMachine(opts.arch);
   if (!tm)
     return tm.takeError();
@@ -182,25 +185,29 @@ llvm::Expected<std::string> lowerToLLVMIR(ModuleOp module,
   auto llvmModule = lowerToLLVMModule(module, opts, llvmContext, **tm);
   if (!llvmModule)
     return llvmModule.takeError();
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  (*llvmModule)->print(os, nullptr);
-  return text;
+  return use(**llvmModule, **tm);
+}
+
+llvm::Expected<std::string> lowerToLLVMIR(ModuleOp module,
+                                          const LoweringOptions &opts) {
+  return withLLVMModule(module, opts,
+                        [](llvm::Module &m, llvm::TargetMachine &) -> llvm::Expected<std::string> {
+                          std::string text;
+                          llvm::raw_string_ostream os(text);
+                          m.print(os, nullptr);
+                          return text;
+                        });
 }
 
 llvm::Expected<std::string> lowerToPTX(ModuleOp module,
                                        const LoweringOptions &opts) {
-  auto tm = createNVPTXTargetMachine(opts.arch);
-  if (!tm)
-    return tm.takeError();
-  llvm::LLVMContext llvmContext;
-  auto llvmModule = lowerToLLVMModule(module, opts, llvmContext, **tm);
-  if (!llvmModule)
-    return llvmModule.takeError();
-  auto ptx = emitPTX(**llvmModule, **tm);
-  if (!ptx)
-    return ptx.takeError();
-  return commentLines(opts.headerComment) + *ptx;
+  return withLLVMModule(module, opts,
+                        [&](llvm::Module &m, llvm::TargetMachine &tm) -> llvm::Expected<std::string> {
+                          auto ptx = emitPTX(m, tm);
+                          if (!ptx)
+                            return ptx.takeError();
+                          return commentLines(opts.headerComment) + *ptx;
+                        });
 }
 
 } // namespace kuiper
