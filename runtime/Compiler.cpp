@@ -11,7 +11,7 @@
 #include "compiler/codegen/MLIRGen.h"
 #include "compiler/frontend/Frontend.h"
 #include "compiler/lowering/Lowering.h"
-#include "kuiper/Dialect/Kuiper.h"
+#include "kuiper/Dialect/Kuiper/IR/Kuiper.h"
 #include "kuiper/Replay.h"
 #include "runtime/CompilerInternal.h"
 #include "runtime/ModuleImpl.h"
@@ -174,7 +174,7 @@ std::vector<KernelInfo> collectKernels(mlir::ModuleOp module) {
       if (auto buffer = llvm::dyn_cast<BufferType>(arg.getType())) {
         param.kind = ParamInfo::Buffer;
         param.type = typeName(buffer.getElementType());
-        param.access = buffer.getAccess().str();
+        param.access = stringifyBufferAccess(buffer.getAccess()).str();
         param.rank = buffer.getRank();
       } else {
         param.kind = ParamInfo::Scalar;

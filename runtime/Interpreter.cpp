@@ -13,7 +13,7 @@
 #include "runtime/Float16.h"
 #include "runtime/ModuleImpl.h"
 
-#include "kuiper/Dialect/Kuiper.h"
+#include "kuiper/Dialect/Kuiper/IR/Kuiper.h"
 
 #include "mlir/AsmParser/AsmParser.h"
 #include "mlir/IR/Location.h"
@@ -300,7 +300,8 @@ bool conflicts(const Acc &prev, const Acc &cur) {
 using Box = std::vector<std::pair<int64_t, int64_t>>;
 
 struct BufState {
-  std::string name, access;
+  std::string name;
+  BufferAccess access = BufferAccess::In;
   ElemT et;
   std::vector<int64_t> dims;
   uint8_t *data = nullptr;
@@ -646,7 +647,7 @@ bool Interp::setup(const Args &args, bool run) {
     if (auto bt = dyn_cast<BufferType>(t)) {
       BufState b;
       b.name = name;
-      b.access = bt.getAccess().str();
+      b.access = bt.getAccess();
       if (!elemTypeOf(bt.getElementType(), b.et))
         return fail("buffer '" + name + "' has an unsupported element type");
       Val v;
@@ -654,7 +655,7 @@ bool Interp::setup(const Args &args, bool run) {
       v.i = bufs.size();
       setv(host, arg, v);
       bufs.push_back(std::move(b));
-      launch.bufferTypes[name] = {bufs.back().et.name, bufs.back().access};
+      launch.bufferTypes[name] = {bufs.back().et.name, stringifyBufferAccess(bufs.back().access).str()};
       continue;
     }
     const ScalarValue *s = args.scalar(name);
@@ -732,7 +733,7 @@ bool Interp::setup(const Args &args, bool run) {
           return false;
         box.push_back({sext(lo.i, lo.bits), sext(hi.i, hi.bits)});
       }
-      (acc.getKind() == "reads" ? bufs[bv.i].reads : bufs[bv.i].writes)
+      (acc.getKind() == AccessKind::Reads ? bufs[bv.i].reads : bufs[bv.i].writes)
           .push_back(std::move(box));
     } else {
       StringRef dialect = op->getName().getDialectNamespace();
@@ -1010,7 +1011,7 @@ void Interp::recordAccess(Operation *op, Ctx &c, Shadow *sh, BufState *buf,
               "thread " + who(o) + " read " + where + " and thread " + who(cur) +
                   " wrote it without a barrier in between",
               details(o));
-    } else if (buf && buf->access == "out" && sh->w.blk >= 0 &&
+    } else if (buf && buf->access == BufferAccess::Out && sh->w.blk >= 0 &&
                !sh->w.same(cur) && !atomic) {
       violate("race", op,
               "out element " + where + " is written by both threads " +
@@ -1669,22 +1670,22 @@ bool Interp::execOp(Operation *op, Ctx &c) {
       recordAccess(op, c, sh, buf, where, true, true);
     if (buf && !buf->written.empty())
       buf->written[(p - buf->data) / et.size] = 1;
-    StringRef k = at.getKind();
+    AtomicKind k = at.getKind();
     Val nv = old;
     if (vs.empty())
       return fail("atomic without operands at " + locOf(op));
     const Val &v = vs[0];
-    if (k == "add") {
+    if (k == AtomicKind::Add) {
       nv = et.flt ? mkFlt(et.fk, old.f + v.f, 0) : mkInt(et.bits, old.i + v.i);
-    } else if (k == "max" || k == "min") {
-      bool mx = k == "max";
+    } else if (k == AtomicKind::Max || k == AtomicKind::Min) {
+      bool mx = k == AtomicKind::Max;
       if (et.flt)
         nv = mkFlt(et.fk, mx ? fmaxnum(old.f, v.f) : fminnum(old.f, v.f), 0);
       else {
         int64_t so = sext(old.i, et.bits), sv = sext(v.i, v.bits);
         nv = (mx ? sv > so : sv < so) ? mkInt(et.bits, v.i) : old;
       }
-    } else if (k == "cas") {
+    } else {
       if (vs.size() < 2)
         return fail("atomic cas needs two values at " + locOf(op));
       uint8_t cb[8] = {0}, ob[8] = {0};
@@ -1692,8 +1693,6 @@ bool Interp::execOp(Operation *op, Ctx &c) {
       writeElem(et, ob, old);
       if (std::memcmp(cb, ob, et.size) == 0)
         nv = vs[1];
-    } else {
-      return fail("unsupported atomic '" + k.str() + "' at " + locOf(op));
     }
     writeElem(et, p, nv);
     setv(c, op->getResult(0), old);
@@ -1707,7 +1706,7 @@ bool Interp::execOp(Operation *op, Ctx &c) {
     std::string kind = "assume";
     if (auto a = dyn_cast<AssertOp>(op)) {
       approx = a.getApprox();
-      kind = a.getKind().str();
+      kind = stringifyAssertKind(a.getKind()).str();
     }
     bool holds = true;
     if (!evalClause(op->getRegion(0), c, approx, holds))
@@ -2165,18 +2164,18 @@ bool Interp::resolveCollectives(std::vector<Thread> &threads) {
       }
     }
     if (auto s = dyn_cast<ShuffleOp>(op)) {
-      StringRef mode = s.getMode();
+      ShuffleMode mode = s.getMode();
       std::vector<Val> results(32);
       for (int l = 0; l < 32; ++l) {
         if (!lane[l])
           continue;
         uint64_t d = (uint64_t)(uint32_t)lane[l]->collDelta;
         int64_t src = -1;
-        if (mode == "down")
+        if (mode == ShuffleMode::Down)
           src = l + d < 32 ? (int64_t)(l + d) : -1;
-        else if (mode == "up")
+        else if (mode == ShuffleMode::Up)
           src = d <= (uint64_t)l ? (int64_t)(l - d) : -1;
-        else if (mode == "xor")
+        else if (mode == ShuffleMode::Xor)
           src = (l ^ d) < 32 ? (int64_t)(l ^ d) : -1;
         else
           src = (int64_t)(d & 31);
@@ -2190,14 +2189,14 @@ bool Interp::resolveCollectives(std::vector<Thread> &threads) {
       for (int l = 0; l < 32; ++l)
         if (lane[l] && lane[l]->collVal.i)
           ballot |= 1ull << l;
-      StringRef mode = v.getMode();
+      VoteMode mode = v.getMode();
       for (int l = 0; l < 32; ++l) {
         if (!lane[l])
           continue;
         Type rt = op->getResult(0).getType();
         unsigned w = rt.getIntOrFloatBitWidth();
-        Val r = mode == "ballot" ? mkInt(w, ballot)
-                : mode == "any"  ? mkInt(w, ballot != 0)
+        Val r = mode == VoteMode::Ballot ? mkInt(w, ballot)
+                : mode == VoteMode::Any    ? mkInt(w, ballot != 0)
                                  : mkInt(w, ballot == active);
         setv(*lane[l], op->getResult(0), r);
       }
@@ -2338,18 +2337,18 @@ bool Interp::runBlock() {
 bool Interp::runAll() {
   if (opts.ensuresOnly) {
     for (auto &b : bufs)
-      if (b.access == "inout")
+      if (b.access == BufferAccess::InOut)
         b.oldData.assign(b.data, b.data + b.n * b.et.size);
     return checkEnsures();
   }
   if (opts.checks) {
     for (auto &b : bufs) {
-      if (b.access == "inout")
+      if (b.access == BufferAccess::InOut)
         b.oldData.assign(b.data, b.data + b.n * b.et.size);
-      if (b.access == "in")
+      if (b.access == BufferAccess::In)
         b.oldData.clear();
       b.shadow.resize(b.n);
-      if (b.access == "out") {
+      if (b.access == BufferAccess::Out) {
         b.written.assign(b.n, 0);
         poison(b.et, b.data, b.n);
       }
@@ -2371,7 +2370,7 @@ bool Interp::runAll() {
 
   // Coverage of out buffers.
   for (auto &b : bufs) {
-    if (b.access != "out")
+    if (b.access != BufferAccess::Out)
       continue;
     int64_t missing = 0, first = -1;
     std::vector<int64_t> idx(b.dims.size());
@@ -2536,7 +2535,7 @@ Result<Module> parseIR(const std::string &text, const std::string &name) {
       if (auto bt = dyn_cast<BufferType>(a.getType())) {
         p.kind = ParamInfo::Buffer;
         p.type = typeName(bt.getElementType());
-        p.access = bt.getAccess().str();
+        p.access = stringifyBufferAccess(bt.getAccess()).str();
         p.rank = bt.getRank();
       } else {
         p.type = typeName(a.getType());

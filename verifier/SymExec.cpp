@@ -179,7 +179,7 @@ void SymExec::run() {
     if (auto bt = dyn_cast<BufferType>(t)) {
       MemInfo mi;
       mi.name = name;
-      mi.access = bt.getAccess().str();
+      mi.access = bt.getAccess();
       mi.elemType = bt.getElementType();
       mems.emplace(key(a), mi);
       auto node = std::make_shared<MemNode>();
@@ -739,8 +739,9 @@ void SymExec::execOp(Operation &op) {
     return; // checked at the end
   if (auto a = dyn_cast<AccessOp>(op)) {
     auto &mi = mems.at(key(a.getBuffer()));
-    auto &boxes = a.getKind() == "reads" ? mi.reads : mi.writes;
-    (a.getKind() == "reads" ? mi.hasReads : mi.hasWrites) = true;
+    bool reads = a.getKind() == AccessKind::Reads;
+    auto &boxes = reads ? mi.reads : mi.writes;
+    (reads ? mi.hasReads : mi.hasWrites) = true;
     auto b = a.getBounds();
     for (unsigned i = 0; i + 1 < b.size(); i += 2)
       boxes.push_back({get(b[i]), get(b[i + 1])});
@@ -752,7 +753,7 @@ void SymExec::execOp(Operation &op) {
     std::vector<z3::expr> extra;
     std::vector<Observable> obs;
     z3::expr g = evalGoal(a.getCond(), extra, obs);
-    std::string id = a.getKind().str();
+    std::string id = stringifyAssertKind(a.getKind()).str();
     addObligation(id, loc, id == "assert" ? "the assertion holds" : "the " + id + " of the called fn holds",
                   id == "assert" ? "assertion may fail" : "the " + id + " of the called fn may fail", g,
                   extra, obs);
@@ -1213,9 +1214,9 @@ void SymExec::execAccess(Operation *op, Value ref, ValueRange indices, Event::Ki
                   std::string("access of '") + mi.name + "' outside its '" + (writes ? "writes" : "reads") + "' clause",
                   inBox, {}, obs);
   }
-  if (!mi.shared && mi.access == "in" && kind != Event::Read)
+  if (!mi.shared && mi.access == BufferAccess::In && kind != Event::Read)
     unsupported(op, "write to an 'in' buffer");
-  if (kind != Event::Read || mi.shared || mi.access != "in") {
+  if (kind != Event::Read || mi.shared || mi.access != BufferAccess::In) {
     auto e = std::make_unique<Event>(Event{kind, mem, idx, value, pc, facts, interval, iterScope,
                                            srcLoc(op->getLoc()), (unsigned)events.size()});
     events.push_back(std::move(e));
@@ -1585,7 +1586,7 @@ void SymExec::execBarrier(BarrierOp op) {
     if (e->interval == interval && e->kind != Event::Read)
       writes[e->mem].push_back(e.get());
   for (auto &[mem, evs] : writes) {
-    if (mems.at(mem).shared || mems.at(mem).access != "in")
+    if (mems.at(mem).shared || mems.at(mem).access != BufferAccess::In)
       state[mem] = mergeNode(mem, intervalStart.at(mem), evs, {0, 1, 2, 6});
   }
   if (!op.getContract().empty()) {
@@ -1694,15 +1695,15 @@ z3::expr SymExec::shuffle(ShuffleOp op) {
   z3::expr lane = laneId();
   z3::expr src = lane;
   z3::expr valid = z.bool_val(true);
-  StringRef mode = op.getMode();
+  ShuffleMode mode = op.getMode();
   int64_t dc;
-  if (mode == "down") {
+  if (mode == ShuffleMode::Down) {
     src = lane + d;
     valid = src < 32;
-  } else if (mode == "up") {
+  } else if (mode == ShuffleMode::Up) {
     src = lane - d;
     valid = src >= 0;
-  } else if (mode == "idx") {
+  } else if (mode == ShuffleMode::Idx) {
     src = z3::mod(d, z.int_val(32));
   } else {
     if (!isConst(d.simplify(), dc) || dc <= 0 || (dc & (dc - 1)) != 0 || dc >= 32) {
@@ -1726,7 +1727,7 @@ z3::expr SymExec::vote(VoteOp op) {
   if (op.getMask())
     mask = get(op.getMask());
   z3::expr c = get(op.getPred());
-  StringRef mode = op.getMode();
+  VoteMode mode = op.getMode();
   z3::expr any = z.bool_val(false), all = z.bool_val(true), ballot = z.int_val(0);
   for (int64_t l = 0; l < 32; ++l) {
     z3::expr L = z.int_val(l);
@@ -1736,9 +1737,9 @@ z3::expr SymExec::vote(VoteOp op) {
     all = all && z3::implies(active, cl);
     ballot = ballot + z3::ite(active && cl, z.int_val((int64_t)(uint64_t(1) << l)), z.int_val(0));
   }
-  if (mode == "any")
+  if (mode == VoteMode::Any)
     return any;
-  if (mode == "all")
+  if (mode == VoteMode::All)
     return all;
   return toSigned(ballot, 32);
 }
@@ -1912,7 +1913,7 @@ void SymExec::raceChecks() {
       }
       obligations.push_back(o);
       // Out buffers: every element written exactly once, also by one thread.
-      if (ww && !mi.shared && mi.access == "out" && (i != j || !a.iters.empty())) {
+      if (ww && !mi.shared && mi.access == BufferAccess::Out && (i != j || !a.iters.empty())) {
         Obligation u;
         u.id = "coverage";
         u.loc = b.loc;
@@ -1940,7 +1941,7 @@ void SymExec::finalState() {
       atomic.insert(e->mem);
   }
   for (auto &[mem, mi] : mems) {
-    if (mi.shared || mi.access == "in")
+    if (mi.shared || mi.access == BufferAccess::In)
       continue;
     if (atomic.count(mem)) {
       // Atomic updates: the final contents are not modelled (the state after
@@ -1981,7 +1982,7 @@ void SymExec::finalChecks() {
   // Coverage: every element of every out region is written.
   if (mode == FloatMode::Exact) {
     for (auto &[mem, mi] : mems) {
-      if (mi.shared || mi.access != "out")
+      if (mi.shared || mi.access != BufferAccess::Out)
         continue;
       std::vector<z3::expr> j;
       z3::expr region = z.bool_val(true);
@@ -2100,7 +2101,7 @@ bool SymExec::writerPostcondition(EnsuresOp ens) {
       if (isa<OldOp>(p))
         return;
     auto bt = dyn_cast<BufferType>(l.getRef().getType());
-    if (!bt || bt.getAccess() == "in")
+    if (!bt || bt.getAccess() == BufferAccess::In)
       return;
     if (target || l->getBlock() != b)
       ok = false;
@@ -2113,7 +2114,7 @@ bool SymExec::writerPostcondition(EnsuresOp ens) {
   for (auto &e : events) {
     if (e->mem != mem || e->kind == Event::Read)
       continue;
-    if (e->kind == Event::Atomic || (!e->iters.empty() && mems.at(mem).access != "out"))
+    if (e->kind == Event::Atomic || (!e->iters.empty() && mems.at(mem).access != BufferAccess::Out))
       return false;
     writes.push_back(e.get());
   }

@@ -9,7 +9,7 @@
 #ifndef KUIPER_VERIFIER_SYMEXEC_H
 #define KUIPER_VERIFIER_SYMEXEC_H
 
-#include "kuiper/Dialect/Kuiper.h"
+#include "kuiper/Dialect/Kuiper/IR/Kuiper.h"
 
 #include <z3++.h>
 
@@ -93,7 +93,7 @@ using MemRef = std::shared_ptr<MemNode>;
 struct MemInfo {
   std::string name;
   bool shared = false;
-  std::string access; ///< in/out/inout for buffers
+  BufferAccess access = BufferAccess::In; ///< for buffers
   std::vector<z3::expr> dims;
   std::vector<std::pair<z3::expr, z3::expr>> reads, writes; ///< contract boxes (flattened per dim)
   bool hasReads = false, hasWrites = false;

@@ -5,7 +5,7 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/codegen/MLIRGen.h"
 
-#include "kuiper/Dialect/Kuiper.h"
+#include "kuiper/Dialect/Kuiper/IR/Kuiper.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -189,9 +189,9 @@ private:
     for (const auto &p : k.params) {
       names.push_back(p->name);
       if (p->kind == A::DeclKind::BufferParam) {
-        const char *acc = p->access == A::Access::In    ? "in"
-                          : p->access == A::Access::Out ? "out"
-                                                        : "inout";
+        BufferAccess acc = p->access == A::Access::In    ? BufferAccess::In
+                           : p->access == A::Access::Out ? BufferAccess::Out
+                                                         : BufferAccess::InOut;
         argTypes.push_back(BufferType::get(&ctx, type(p->type), p->type.rank, acc));
       } else {
         argTypes.push_back(type(p->type));
@@ -228,8 +228,8 @@ private:
       auto ens = EnsuresOp::create(b, loc(e.loc), e.approx);
       specRegion(ens.getCond(), *e.cond);
     }
-    genAccess(k.reads, "reads");
-    genAccess(k.writes, "writes");
+    genAccess(k.reads, AccessKind::Reads);
+    genAccess(k.writes, AccessKind::Writes);
 
     flag = Value();
     if (containsReturn(k.body)) {
@@ -242,7 +242,7 @@ private:
     slots.clear();
   }
 
-  void genAccess(const std::vector<A::AccessRange> &ranges, StringRef kind) {
+  void genAccess(const std::vector<A::AccessRange> &ranges, AccessKind kind) {
     for (const auto &r : ranges) {
       SmallVector<Value> bounds;
       for (const auto &[lo, hi] : r.ranges) {
@@ -340,7 +340,7 @@ private:
       return;
     }
     case A::StmtKind::Assert: {
-      auto op = AssertOp::create(b, l, "assert", false);
+      auto op = AssertOp::create(b, l, AssertKind::Assert, false);
       specRegion(op.getCond(), *s.cond);
       return;
     }
@@ -701,11 +701,12 @@ private:
     }
     if (f == "shfl_down" || f == "shfl_up" || f == "shfl_xor" || f == "shfl_idx") {
       Value v = arg(0), d = arg(1);
-      return ShuffleOp::create(b, l, v.getType(), b.getStringAttr(f.substr(5)), v, d, maskOf(e));
+      ShuffleMode mode = *symbolizeShuffleMode(f.substr(5));
+      return ShuffleOp::create(b, l, v.getType(), mode, v, d, maskOf(e));
     }
     if (f == "ballot" || f == "any" || f == "all") {
       Type rt = f == "ballot" ? b.getI32Type() : b.getI1Type();
-      return VoteOp::create(b, l, rt, b.getStringAttr(f), arg(0), maskOf(e));
+      return VoteOp::create(b, l, rt, *symbolizeVoteMode(f), arg(0), maskOf(e));
     }
     if (f == "syncwarp") {
       SyncWarpOp::create(b, l, maskOf(e));
@@ -718,7 +719,12 @@ private:
         idx.push_back(expr(*a));
       for (size_t i = 1; i < e.args.size(); ++i)
         vals.push_back(arg(i));
-      return AtomicOp::create(b, l, type(e.type), b.getStringAttr(f.substr(7)),
+      std::optional<AtomicKind> kind = symbolizeAtomicKind(f.substr(7));
+      if (!kind) {
+        emitError(l, "internal: unknown atomic '" + f + "'");
+        return intConst(l, b.getI32Type(), 0);
+      }
+      return AtomicOp::create(b, l, type(e.type), *kind,
                               values.lookup(ref.decl), idx, vals);
     }
     emitError(l, "internal: unknown builtin '" + f + "'");
@@ -735,7 +741,7 @@ private:
     for (auto [p, v] : llvm::zip(fn.params, args))
       values[p.get()] = v;
     for (const auto &r : fn.requires_) {
-      auto op = AssertOp::create(b, loc(e.loc), "precondition", false);
+      auto op = AssertOp::create(b, loc(e.loc), AssertKind::Precondition, false);
       specRegion(op.getCond(), *r.cond);
     }
     Value savedFlag = flag, savedResult = result;
@@ -761,7 +767,7 @@ private:
     if (fn.resultDecl && r)
       values[fn.resultDecl.get()] = r;
     for (const auto &en : fn.ensures) {
-      auto op = AssertOp::create(b, loc(en.loc), "postcondition", en.approx);
+      auto op = AssertOp::create(b, loc(en.loc), AssertKind::Postcondition, en.approx);
       specRegion(op.getCond(), *en.cond);
     }
     return r;

@@ -8,7 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "LoweringPasses.h"
 
-#include "kuiper/Dialect/Kuiper.h"
+#include "kuiper/Dialect/Kuiper/IR/Kuiper.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -349,11 +349,21 @@ Value KernelLowering::shuffle(ShuffleOp op) {
   Location loc = op.getLoc();
   Type i32 = rewriter.getI32Type();
   Type type = op.getType();
-  NVVM::ShflKind kind = llvm::StringSwitch<NVVM::ShflKind>(op.getMode())
-                            .Case("down", NVVM::ShflKind::down)
-                            .Case("up", NVVM::ShflKind::up)
-                            .Case("xor", NVVM::ShflKind::bfly)
-                            .Default(NVVM::ShflKind::idx);
+  NVVM::ShflKind kind = NVVM::ShflKind::idx;
+  switch (op.getMode()) {
+  case ShuffleMode::Down:
+    kind = NVVM::ShflKind::down;
+    break;
+  case ShuffleMode::Up:
+    kind = NVVM::ShflKind::up;
+    break;
+  case ShuffleMode::Xor:
+    kind = NVVM::ShflKind::bfly;
+    break;
+  case ShuffleMode::Idx:
+    kind = NVVM::ShflKind::idx;
+    break;
+  }
   Value mask = toI32Mask(rewriter, loc, op.getMask());
   Value clamp = constI32(rewriter, loc, kind == NVVM::ShflKind::up ? 0 : 0x1f);
   Value delta = op.getDelta();
@@ -406,9 +416,9 @@ LogicalResult KernelLowering::lowerAtomic(AtomicOp op) {
     return op.emitError("atomics on ") << type << " are not supported";
   auto relaxed = LLVM::AtomicOrdering::monotonic;
   bool isFloat = isa<FloatType>(type);
-  StringRef kind = op.getKind();
+  AtomicKind kind = op.getKind();
 
-  if (kind == "cas") {
+  if (kind == AtomicKind::Cas) {
     Value cmp = op.getValues()[0], val = op.getValues()[1];
     Type intType = rewriter.getIntegerType(width);
     if (isFloat) {
@@ -425,9 +435,9 @@ LogicalResult KernelLowering::lowerAtomic(AtomicOp op) {
   }
 
   LLVM::AtomicBinOp binOp;
-  if (kind == "add")
+  if (kind == AtomicKind::Add)
     binOp = isFloat ? LLVM::AtomicBinOp::fadd : LLVM::AtomicBinOp::add;
-  else if (kind == "max")
+  else if (kind == AtomicKind::Max)
     binOp = isFloat ? LLVM::AtomicBinOp::fmax : LLVM::AtomicBinOp::max;
   else
     binOp = isFloat ? LLVM::AtomicBinOp::fmin : LLVM::AtomicBinOp::min;
@@ -507,10 +517,9 @@ LogicalResult KernelLowering::lowerOp(Operation *op) {
         return success();
       })
       .Case([&](VoteOp op) {
-        auto kind = llvm::StringSwitch<NVVM::VoteSyncKind>(op.getMode())
-                        .Case("ballot", NVVM::VoteSyncKind::ballot)
-                        .Case("any", NVVM::VoteSyncKind::any)
-                        .Default(NVVM::VoteSyncKind::all);
+        auto kind = op.getMode() == VoteMode::Ballot ? NVVM::VoteSyncKind::ballot
+                    : op.getMode() == VoteMode::Any  ? NVVM::VoteSyncKind::any
+                                                     : NVVM::VoteSyncKind::all;
         Value mask = toI32Mask(rewriter, loc, op.getMask());
         rewriter.replaceOp(op,
                            NVVM::VoteSyncOp::create(rewriter, loc, op.getType(),
@@ -570,7 +579,7 @@ LogicalResult KernelLowering::run() {
   SmallVector<bool> readOnly;
   for (BlockArgument arg : entry.getArguments()) {
     auto buffer = dyn_cast<BufferType>(arg.getType());
-    readOnly.push_back(buffer && buffer.getAccess() == "in");
+    readOnly.push_back(buffer && buffer.getAccess() == BufferAccess::In);
   }
   if (failed(collectHeader()))
     return failure();

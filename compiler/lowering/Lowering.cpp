@@ -10,7 +10,7 @@
 #include "compiler/lowering/Lowering.h"
 #include "LoweringPasses.h"
 
-#include "kuiper/Dialect/Kuiper.h"
+#include "kuiper/Dialect/Kuiper/IR/Kuiper.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"

@@ -7,7 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "LoweringPasses.h"
 
-#include "kuiper/Dialect/Kuiper.h"
+#include "kuiper/Dialect/Kuiper/IR/Kuiper.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/PatternMatch.h"

@@ -25,28 +25,28 @@
 // CHECK: atom.{{(relaxed.gpu.)?}}global.cas.b64
 // CHECK: ret;
 kuiper.kernel @atomics block [128, 1, 1] attributes {arg_names = ["f", "i", "d", "v", "w"]} {
-^bb0(%f: !kuiper.buffer<f32, 1, "inout">, %i: !kuiper.buffer<i32, 1, "inout">, %d: !kuiper.buffer<f64, 1, "inout">, %v: f32, %w: i32):
+^bb0(%f: !kuiper.buffer<f32, 1, inout>, %i: !kuiper.buffer<i32, 1, inout>, %d: !kuiper.buffer<f64, 1, inout>, %v: f32, %w: i32):
   %c4 = arith.constant 4 : i32
-  kuiper.shape %f [%c4] : !kuiper.buffer<f32, 1, "inout">, i32
-  kuiper.shape %i [%c4] : !kuiper.buffer<i32, 1, "inout">, i32
-  kuiper.shape %d [%c4] : !kuiper.buffer<f64, 1, "inout">, i32
+  kuiper.shape %f [%c4] : !kuiper.buffer<f32, 1, inout>, i32
+  kuiper.shape %i [%c4] : !kuiper.buffer<i32, 1, inout>, i32
+  kuiper.shape %d [%c4] : !kuiper.buffer<f64, 1, inout>, i32
   %c0 = arith.constant 0 : i32
   %c1 = arith.constant 1 : i32
   %c2 = arith.constant 2 : i32
   %c3 = arith.constant 3 : i32
   kuiper.launch grid(%c1, %c1, %c1) : i32, i32, i32
-  %a = kuiper.atomic "add" %f[%c0], %v : !kuiper.buffer<f32, 1, "inout">, (i32), (f32) -> f32
-  %b = kuiper.atomic "add" %i[%c0], %w : !kuiper.buffer<i32, 1, "inout">, (i32), (i32) -> i32
-  %c = kuiper.atomic "max" %i[%c1], %b : !kuiper.buffer<i32, 1, "inout">, (i32), (i32) -> i32
-  %e = kuiper.atomic "min" %i[%c2], %c : !kuiper.buffer<i32, 1, "inout">, (i32), (i32) -> i32
-  %g = kuiper.atomic "cas" %i[%c3], %c0, %e : !kuiper.buffer<i32, 1, "inout">, (i32), (i32, i32) -> i32
+  %a = kuiper.atomic add %f[%c0], %v : !kuiper.buffer<f32, 1, inout>, (i32), (f32) -> f32
+  %b = kuiper.atomic add %i[%c0], %w : !kuiper.buffer<i32, 1, inout>, (i32), (i32) -> i32
+  %c = kuiper.atomic max %i[%c1], %b : !kuiper.buffer<i32, 1, inout>, (i32), (i32) -> i32
+  %e = kuiper.atomic min %i[%c2], %c : !kuiper.buffer<i32, 1, inout>, (i32), (i32) -> i32
+  %g = kuiper.atomic cas %i[%c3], %c0, %e : !kuiper.buffer<i32, 1, inout>, (i32), (i32, i32) -> i32
   %ad = arith.extf %a : f32 to f64
-  %h = kuiper.atomic "add" %d[%c0], %ad : !kuiper.buffer<f64, 1, "inout">, (i32), (f64) -> f64
+  %h = kuiper.atomic add %d[%c0], %ad : !kuiper.buffer<f64, 1, inout>, (i32), (f64) -> f64
   %z = arith.constant 0.0 : f64
-  %k = kuiper.atomic "cas" %d[%c1], %z, %h : !kuiper.buffer<f64, 1, "inout">, (i32), (f64, f64) -> f64
+  %k = kuiper.atomic cas %d[%c1], %z, %h : !kuiper.buffer<f64, 1, inout>, (i32), (f64, f64) -> f64
   %gf = arith.sitofp %g : i32 to f32
-  kuiper.store %gf, %f[%c1] : f32, !kuiper.buffer<f32, 1, "inout">, i32
-  kuiper.store %k, %d[%c2] : f64, !kuiper.buffer<f64, 1, "inout">, i32
+  kuiper.store %gf, %f[%c1] : f32, !kuiper.buffer<f32, 1, inout>, i32
+  kuiper.store %k, %d[%c2] : f64, !kuiper.buffer<f64, 1, inout>, i32
 }
 
 // PTX has no f32 atomic max: it becomes a compare-and-swap loop.
@@ -59,12 +59,12 @@ kuiper.kernel @atomics block [128, 1, 1] attributes {arg_names = ["f", "i", "d",
 // CHECK: atom.shared.add.f32
 // CHECK: atom.{{(relaxed.gpu.)?}}global.cas.b32
 kuiper.kernel @float_max block [32, 1, 1] attributes {arg_names = ["m", "v"]} {
-^bb0(%m: !kuiper.buffer<f32, 1, "inout">, %v: f32):
+^bb0(%m: !kuiper.buffer<f32, 1, inout>, %v: f32):
   %c1 = arith.constant 1 : i32
-  kuiper.shape %m [%c1] : !kuiper.buffer<f32, 1, "inout">, i32
+  kuiper.shape %m [%c1] : !kuiper.buffer<f32, 1, inout>, i32
   %c0 = arith.constant 0 : i32
   kuiper.launch grid(%c1, %c1, %c1) : i32, i32, i32
   %s = kuiper.shared_alloc "acc" : !kuiper.shared<f32, [1]>
-  %t = kuiper.atomic "add" %s[%c0], %v : !kuiper.shared<f32, [1]>, (i32), (f32) -> f32
-  %o = kuiper.atomic "max" %m[%c0], %t : !kuiper.buffer<f32, 1, "inout">, (i32), (f32) -> f32
+  %t = kuiper.atomic add %s[%c0], %v : !kuiper.shared<f32, [1]>, (i32), (f32) -> f32
+  %o = kuiper.atomic max %m[%c0], %t : !kuiper.buffer<f32, 1, inout>, (i32), (f32) -> f32
 }

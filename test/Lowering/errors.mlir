@@ -10,13 +10,13 @@
 // EMPTY: no kuiper.kernel to lower
 
 kuiper.kernel @needs_libdevice block [32, 1, 1] attributes {arg_names = ["x"]} {
-^bb0(%x: !kuiper.buffer<f32, 1, "inout">):
+^bb0(%x: !kuiper.buffer<f32, 1, inout>):
   %c32 = arith.constant 32 : i32
-  kuiper.shape %x [%c32] : !kuiper.buffer<f32, 1, "inout">, i32
+  kuiper.shape %x [%c32] : !kuiper.buffer<f32, 1, inout>, i32
   %c1 = arith.constant 1 : i32
   kuiper.launch grid(%c1, %c1, %c1) : i32, i32, i32
   %tid = kuiper.thread_id 0 : i32
-  %v = kuiper.load %x[%tid] : !kuiper.buffer<f32, 1, "inout">, i32 -> f32
+  %v = kuiper.load %x[%tid] : !kuiper.buffer<f32, 1, inout>, i32 -> f32
   %e = math.tanh %v : f32
-  kuiper.store %e, %x[%tid] : f32, !kuiper.buffer<f32, 1, "inout">, i32
+  kuiper.store %e, %x[%tid] : f32, !kuiper.buffer<f32, 1, inout>, i32
 }

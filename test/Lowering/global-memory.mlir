@@ -13,24 +13,24 @@
 // CHECK: st.global.b32
 // CHECK: ret;
 kuiper.kernel @copy block [256, 1, 1] attributes {arg_names = ["x", "y", "n"]} {
-^bb0(%x: !kuiper.buffer<f32, 1, "in">, %y: !kuiper.buffer<f32, 1, "out">, %n: i32):
-  kuiper.shape %x [%n] : !kuiper.buffer<f32, 1, "in">, i32
-  kuiper.shape %y [%n] : !kuiper.buffer<f32, 1, "out">, i32
+^bb0(%x: !kuiper.buffer<f32, 1, in>, %y: !kuiper.buffer<f32, 1, out>, %n: i32):
+  kuiper.shape %x [%n] : !kuiper.buffer<f32, 1, in>, i32
+  kuiper.shape %y [%n] : !kuiper.buffer<f32, 1, out>, i32
   %c1 = arith.constant 1 : i32
   %c256 = arith.constant 256 : i32
   %c255 = arith.constant 255 : i32
   %t = arith.addi %n, %c255 overflow<nsw> : i32
   %g = arith.divsi %t, %c256 : i32
   kuiper.launch grid(%g, %c1, %c1) : i32, i32, i32
-  kuiper.access "writes" %y [%c1, %n] : !kuiper.buffer<f32, 1, "out">, i32, i32
+  kuiper.access writes %y [%c1, %n] : !kuiper.buffer<f32, 1, out>, i32, i32
   %bid = kuiper.block_id 0 : i32
   %tid = kuiper.thread_id 0 : i32
   %m = arith.muli %bid, %c256 overflow<nsw> : i32
   %i = arith.addi %m, %tid overflow<nsw> : i32
   %cond = arith.cmpi slt, %i, %n : i32
   scf.if %cond {
-    %v = kuiper.load %x[%i] : !kuiper.buffer<f32, 1, "in">, i32 -> f32
-    kuiper.store %v, %y[%i] : f32, !kuiper.buffer<f32, 1, "out">, i32
+    %v = kuiper.load %x[%i] : !kuiper.buffer<f32, 1, in>, i32 -> f32
+    kuiper.store %v, %y[%i] : f32, !kuiper.buffer<f32, 1, out>, i32
   }
 }
 
@@ -52,9 +52,9 @@ kuiper.kernel @copy block [256, 1, 1] attributes {arg_names = ["x", "y", "n"]} {
 // LLVM-DAG: getelementptr {{.*}}float, ptr addrspace(1) %[[A]]
 // LLVM-DAG: getelementptr {{.*}}float, ptr addrspace(1) %[[B]]
 kuiper.kernel @transpose2d block [16, 16, 1] attributes {arg_names = ["a", "b", "rows", "cols"]} {
-^bb0(%a: !kuiper.buffer<f32, 2, "in">, %b: !kuiper.buffer<f32, 2, "out">, %rows: i32, %cols: i32):
-  kuiper.shape %a [%rows, %cols] : !kuiper.buffer<f32, 2, "in">, i32, i32
-  kuiper.shape %b [%cols, %rows] : !kuiper.buffer<f32, 2, "out">, i32, i32
+^bb0(%a: !kuiper.buffer<f32, 2, in>, %b: !kuiper.buffer<f32, 2, out>, %rows: i32, %cols: i32):
+  kuiper.shape %a [%rows, %cols] : !kuiper.buffer<f32, 2, in>, i32, i32
+  kuiper.shape %b [%cols, %rows] : !kuiper.buffer<f32, 2, out>, i32, i32
   %c1 = arith.constant 1 : i32
   %c16 = arith.constant 16 : i32
   kuiper.launch grid(%cols, %rows, %c1) : i32, i32, i32
@@ -70,7 +70,7 @@ kuiper.kernel @transpose2d block [16, 16, 1] attributes {arg_names = ["a", "b", 
   %inc = arith.cmpi slt, %c, %cols : i32
   %in = arith.andi %inr, %inc : i1
   scf.if %in {
-    %v = kuiper.load %a[%r, %c] : !kuiper.buffer<f32, 2, "in">, i32, i32 -> f32
-    kuiper.store %v, %b[%c, %r] : f32, !kuiper.buffer<f32, 2, "out">, i32, i32
+    %v = kuiper.load %a[%r, %c] : !kuiper.buffer<f32, 2, in>, i32, i32 -> f32
+    kuiper.store %v, %b[%c, %r] : f32, !kuiper.buffer<f32, 2, out>, i32, i32
   }
 }

@@ -35,22 +35,22 @@
 // SM75: .target sm_75
 
 kuiper.kernel @abi block [128, 2, 1] attributes {arg_names = ["x", "y", "n", "a", "flag", "m", "d"]} {
-^bb0(%x: !kuiper.buffer<f32, 1, "in">, %y: !kuiper.buffer<f32, 1, "out">, %n: i32, %a: f32, %flag: i1, %m: i64, %d: f64):
-  kuiper.shape %x [%n] : !kuiper.buffer<f32, 1, "in">, i32
-  kuiper.shape %y [%n] : !kuiper.buffer<f32, 1, "out">, i32
+^bb0(%x: !kuiper.buffer<f32, 1, in>, %y: !kuiper.buffer<f32, 1, out>, %n: i32, %a: f32, %flag: i1, %m: i64, %d: f64):
+  kuiper.shape %x [%n] : !kuiper.buffer<f32, 1, in>, i32
+  kuiper.shape %y [%n] : !kuiper.buffer<f32, 1, out>, i32
   %c1 = arith.constant 1 : i32
   kuiper.launch grid(%c1, %c1, %c1) : i32, i32, i32
   %tid = kuiper.thread_id 0 : i32
   %inb = arith.cmpi slt, %tid, %n : i32
   %go = arith.andi %inb, %flag : i1
   scf.if %go {
-    %v = kuiper.load %x[%tid] : !kuiper.buffer<f32, 1, "in">, i32 -> f32
+    %v = kuiper.load %x[%tid] : !kuiper.buffer<f32, 1, in>, i32 -> f32
     %w = arith.mulf %v, %a : f32
     %m32 = arith.trunci %m : i64 to i32
     %mf = arith.sitofp %m32 : i32 to f32
     %df = arith.truncf %d : f64 to f32
     %s = arith.addf %w, %mf : f32
     %t = arith.addf %s, %df : f32
-    kuiper.store %t, %y[%tid] : f32, !kuiper.buffer<f32, 1, "out">, i32
+    kuiper.store %t, %y[%tid] : f32, !kuiper.buffer<f32, 1, out>, i32
   }
 }

@@ -22,9 +22,9 @@
 // CHECK: setp.lt.s32
 // CHECK: bra{{(.uni)?}} [[LOOP]];
 kuiper.kernel @grid_stride block [256, 1, 1] attributes {arg_names = ["x", "y", "n"]} {
-^bb0(%x: !kuiper.buffer<f32, 1, "in">, %y: !kuiper.buffer<f32, 1, "out">, %n: i32):
-  kuiper.shape %x [%n] : !kuiper.buffer<f32, 1, "in">, i32
-  kuiper.shape %y [%n] : !kuiper.buffer<f32, 1, "out">, i32
+^bb0(%x: !kuiper.buffer<f32, 1, in>, %y: !kuiper.buffer<f32, 1, out>, %n: i32):
+  kuiper.shape %x [%n] : !kuiper.buffer<f32, 1, in>, i32
+  kuiper.shape %y [%n] : !kuiper.buffer<f32, 1, out>, i32
   %c1 = arith.constant 1 : i32
   %c80 = arith.constant 80 : i32
   %c256 = arith.constant 256 : i32
@@ -38,9 +38,9 @@ kuiper.kernel @grid_stride block [256, 1, 1] attributes {arg_names = ["x", "y", 
     %c0 = arith.constant 0 : i32
     %q = kuiper.forall %c0, %n : i32 {
     ^bb0(%i: i32):
-      %a = kuiper.load %y[%i] : !kuiper.buffer<f32, 1, "out">, i32 -> f32
+      %a = kuiper.load %y[%i] : !kuiper.buffer<f32, 1, out>, i32 -> f32
       %o = kuiper.old : f32 {
-        %v = kuiper.load %x[%i] : !kuiper.buffer<f32, 1, "in">, i32 -> f32
+        %v = kuiper.load %x[%i] : !kuiper.buffer<f32, 1, in>, i32 -> f32
         kuiper.yield %v : f32
       }
       %e = arith.cmpf oeq, %a, %o : f32
@@ -48,7 +48,7 @@ kuiper.kernel @grid_stride block [256, 1, 1] attributes {arg_names = ["x", "y", 
     }
     kuiper.yield %q : i1
   }
-  kuiper.access "writes" %y [%c1, %n] : !kuiper.buffer<f32, 1, "out">, i32, i32
+  kuiper.access writes %y [%c1, %n] : !kuiper.buffer<f32, 1, out>, i32, i32
   %bid = kuiper.block_id 0 : i32
   %tid = kuiper.thread_id 0 : i32
   %gd = kuiper.grid_dim 0 : i32
@@ -62,8 +62,8 @@ kuiper.kernel @grid_stride block [256, 1, 1] attributes {arg_names = ["x", "y", 
     kuiper.yield
   } do {
   ^bb0(%i: i32):
-    kuiper.assert "assert" {
-      %v = kuiper.load %x[%i] : !kuiper.buffer<f32, 1, "in">, i32 -> f32
+    kuiper.assert assert {
+      %v = kuiper.load %x[%i] : !kuiper.buffer<f32, 1, in>, i32 -> f32
       %p = arith.cmpf oeq, %v, %v : f32
       kuiper.yield %p : i1
     }
@@ -72,7 +72,7 @@ kuiper.kernel @grid_stride block [256, 1, 1] attributes {arg_names = ["x", "y", 
       kuiper.yield %t : i1
     }
     %f = arith.sitofp %i : i32 to f32
-    kuiper.store %f, %y[%i] : f32, !kuiper.buffer<f32, 1, "out">, i32
+    kuiper.store %f, %y[%i] : f32, !kuiper.buffer<f32, 1, out>, i32
     kuiper.yield
   }
 }
@@ -89,9 +89,9 @@ kuiper.kernel @grid_stride block [256, 1, 1] attributes {arg_names = ["x", "y", 
 // CHECK: bra{{(.uni)?}} [[LOOP]];
 // CHECK: st.global.b32
 kuiper.kernel @halving block [32, 1, 1] attributes {arg_names = ["y", "n"]} {
-^bb0(%y: !kuiper.buffer<i32, 1, "out">, %n: i32):
+^bb0(%y: !kuiper.buffer<i32, 1, out>, %n: i32):
   %c32 = arith.constant 32 : i32
-  kuiper.shape %y [%c32] : !kuiper.buffer<i32, 1, "out">, i32
+  kuiper.shape %y [%c32] : !kuiper.buffer<i32, 1, out>, i32
   %c0 = arith.constant 0 : i32
   %c1 = arith.constant 1 : i32
   kuiper.launch grid(%c1, %c1, %c1) : i32, i32, i32
@@ -119,5 +119,5 @@ kuiper.kernel @halving block [32, 1, 1] attributes {arg_names = ["y", "n"]} {
   }
   %tid = kuiper.thread_id 0 : i32
   %r = memref.load %steps[] : memref<i32>
-  kuiper.store %r, %y[%tid] : i32, !kuiper.buffer<i32, 1, "out">, i32
+  kuiper.store %r, %y[%tid] : i32, !kuiper.buffer<i32, 1, out>, i32
 }

@@ -23,10 +23,10 @@
 // CHECK: add.rn.f32 {{%r[0-9]+}}, [[SQ]], 0f3F800000;
 // CHECK: ret;
 kuiper.kernel @unary_f32 block [128, 1, 1] attributes {arg_names = ["x", "y", "n"]} {
-^bb0(%x: !kuiper.buffer<f32, 1, "in">, %y: !kuiper.buffer<f32, 1, "out">, %n: i32):
+^bb0(%x: !kuiper.buffer<f32, 1, in>, %y: !kuiper.buffer<f32, 1, out>, %n: i32):
   %c16 = arith.constant 16 : i32
-  kuiper.shape %x [%n] : !kuiper.buffer<f32, 1, "in">, i32
-  kuiper.shape %y [%c16] : !kuiper.buffer<f32, 1, "out">, i32
+  kuiper.shape %x [%n] : !kuiper.buffer<f32, 1, in>, i32
+  kuiper.shape %y [%c16] : !kuiper.buffer<f32, 1, out>, i32
   %c0 = arith.constant 0 : i32
   %c1 = arith.constant 1 : i32
   %c2 = arith.constant 2 : i32
@@ -40,33 +40,33 @@ kuiper.kernel @unary_f32 block [128, 1, 1] attributes {arg_names = ["x", "y", "n
   %c10 = arith.constant 10 : i32
   kuiper.launch grid(%c1, %c1, %c1) : i32, i32, i32
   %tid = kuiper.thread_id 0 : i32
-  %v = kuiper.load %x[%tid] : !kuiper.buffer<f32, 1, "in">, i32 -> f32
+  %v = kuiper.load %x[%tid] : !kuiper.buffer<f32, 1, in>, i32 -> f32
   %s = math.sqrt %v : f32
-  kuiper.store %s, %y[%c0] : f32, !kuiper.buffer<f32, 1, "out">, i32
+  kuiper.store %s, %y[%c0] : f32, !kuiper.buffer<f32, 1, out>, i32
   %r = math.rsqrt %v : f32
-  kuiper.store %r, %y[%c1] : f32, !kuiper.buffer<f32, 1, "out">, i32
+  kuiper.store %r, %y[%c1] : f32, !kuiper.buffer<f32, 1, out>, i32
   %a = math.absf %v : f32
-  kuiper.store %a, %y[%c2] : f32, !kuiper.buffer<f32, 1, "out">, i32
+  kuiper.store %a, %y[%c2] : f32, !kuiper.buffer<f32, 1, out>, i32
   %f = math.floor %v : f32
-  kuiper.store %f, %y[%c3] : f32, !kuiper.buffer<f32, 1, "out">, i32
+  kuiper.store %f, %y[%c3] : f32, !kuiper.buffer<f32, 1, out>, i32
   %c = math.ceil %v : f32
-  kuiper.store %c, %y[%c4] : f32, !kuiper.buffer<f32, 1, "out">, i32
+  kuiper.store %c, %y[%c4] : f32, !kuiper.buffer<f32, 1, out>, i32
   %lo = arith.constant -1.0 : f32
   %hi = arith.constant 1.0 : f32
   %mx = arith.maxnumf %v, %lo : f32
   %mn = arith.minnumf %mx, %hi : f32
-  kuiper.store %mn, %y[%c5] : f32, !kuiper.buffer<f32, 1, "out">, i32
+  kuiper.store %mn, %y[%c5] : f32, !kuiper.buffer<f32, 1, out>, i32
   %e = math.exp %v : f32
-  kuiper.store %e, %y[%c6] : f32, !kuiper.buffer<f32, 1, "out">, i32
+  kuiper.store %e, %y[%c6] : f32, !kuiper.buffer<f32, 1, out>, i32
   %l = math.log %v : f32
-  kuiper.store %l, %y[%c7] : f32, !kuiper.buffer<f32, 1, "out">, i32
+  kuiper.store %l, %y[%c7] : f32, !kuiper.buffer<f32, 1, out>, i32
   %t = math.tanh %v : f32
-  kuiper.store %t, %y[%c8] : f32, !kuiper.buffer<f32, 1, "out">, i32
+  kuiper.store %t, %y[%c8] : f32, !kuiper.buffer<f32, 1, out>, i32
   %er = math.erf %v : f32
-  kuiper.store %er, %y[%c9] : f32, !kuiper.buffer<f32, 1, "out">, i32
+  kuiper.store %er, %y[%c9] : f32, !kuiper.buffer<f32, 1, out>, i32
   %p = arith.mulf %v, %v : f32
   %q = arith.addf %p, %hi : f32
-  kuiper.store %q, %y[%c10] : f32, !kuiper.buffer<f32, 1, "out">, i32
+  kuiper.store %q, %y[%c10] : f32, !kuiper.buffer<f32, 1, out>, i32
 }
 
 // CHECK-LABEL: .visible .entry unary_f64(
@@ -76,10 +76,10 @@ kuiper.kernel @unary_f32 block [128, 1, 1] attributes {arg_names = ["x", "y", "n
 // CHECK: cvt.rpi.f64.f64
 // CHECK: ret;
 kuiper.kernel @unary_f64 block [128, 1, 1] attributes {arg_names = ["x", "y", "n"]} {
-^bb0(%x: !kuiper.buffer<f64, 1, "in">, %y: !kuiper.buffer<f64, 1, "out">, %n: i32):
+^bb0(%x: !kuiper.buffer<f64, 1, in>, %y: !kuiper.buffer<f64, 1, out>, %n: i32):
   %c16 = arith.constant 16 : i32
-  kuiper.shape %x [%n] : !kuiper.buffer<f64, 1, "in">, i32
-  kuiper.shape %y [%c16] : !kuiper.buffer<f64, 1, "out">, i32
+  kuiper.shape %x [%n] : !kuiper.buffer<f64, 1, in>, i32
+  kuiper.shape %y [%c16] : !kuiper.buffer<f64, 1, out>, i32
   %c0 = arith.constant 0 : i32
   %c1 = arith.constant 1 : i32
   %c2 = arith.constant 2 : i32
@@ -91,25 +91,25 @@ kuiper.kernel @unary_f64 block [128, 1, 1] attributes {arg_names = ["x", "y", "n
   %c8 = arith.constant 8 : i32
   kuiper.launch grid(%c1, %c1, %c1) : i32, i32, i32
   %tid = kuiper.thread_id 0 : i32
-  %v = kuiper.load %x[%tid] : !kuiper.buffer<f64, 1, "in">, i32 -> f64
+  %v = kuiper.load %x[%tid] : !kuiper.buffer<f64, 1, in>, i32 -> f64
   %s = math.sqrt %v : f64
-  kuiper.store %s, %y[%c0] : f64, !kuiper.buffer<f64, 1, "out">, i32
+  kuiper.store %s, %y[%c0] : f64, !kuiper.buffer<f64, 1, out>, i32
   %a = math.absf %v : f64
-  kuiper.store %a, %y[%c1] : f64, !kuiper.buffer<f64, 1, "out">, i32
+  kuiper.store %a, %y[%c1] : f64, !kuiper.buffer<f64, 1, out>, i32
   %f = math.floor %v : f64
-  kuiper.store %f, %y[%c2] : f64, !kuiper.buffer<f64, 1, "out">, i32
+  kuiper.store %f, %y[%c2] : f64, !kuiper.buffer<f64, 1, out>, i32
   %c = math.ceil %v : f64
-  kuiper.store %c, %y[%c3] : f64, !kuiper.buffer<f64, 1, "out">, i32
+  kuiper.store %c, %y[%c3] : f64, !kuiper.buffer<f64, 1, out>, i32
   %e = math.exp %v : f64
-  kuiper.store %e, %y[%c4] : f64, !kuiper.buffer<f64, 1, "out">, i32
+  kuiper.store %e, %y[%c4] : f64, !kuiper.buffer<f64, 1, out>, i32
   %l = math.log %v : f64
-  kuiper.store %l, %y[%c5] : f64, !kuiper.buffer<f64, 1, "out">, i32
+  kuiper.store %l, %y[%c5] : f64, !kuiper.buffer<f64, 1, out>, i32
   %t = math.tanh %v : f64
-  kuiper.store %t, %y[%c6] : f64, !kuiper.buffer<f64, 1, "out">, i32
+  kuiper.store %t, %y[%c6] : f64, !kuiper.buffer<f64, 1, out>, i32
   %er = math.erf %v : f64
-  kuiper.store %er, %y[%c7] : f64, !kuiper.buffer<f64, 1, "out">, i32
+  kuiper.store %er, %y[%c7] : f64, !kuiper.buffer<f64, 1, out>, i32
   %r = math.rsqrt %v : f64
-  kuiper.store %r, %y[%c8] : f64, !kuiper.buffer<f64, 1, "out">, i32
+  kuiper.store %r, %y[%c8] : f64, !kuiper.buffer<f64, 1, out>, i32
 }
 
 // Half-precision math is computed in f32.
@@ -117,13 +117,13 @@ kuiper.kernel @unary_f64 block [128, 1, 1] attributes {arg_names = ["x", "y", "n
 // CHECK: cvt.f32.f16
 // CHECK: cvt.rn.f16.f32
 kuiper.kernel @half_exp block [32, 1, 1] attributes {arg_names = ["x"]} {
-^bb0(%x: !kuiper.buffer<f16, 1, "inout">):
+^bb0(%x: !kuiper.buffer<f16, 1, inout>):
   %c32 = arith.constant 32 : i32
-  kuiper.shape %x [%c32] : !kuiper.buffer<f16, 1, "inout">, i32
+  kuiper.shape %x [%c32] : !kuiper.buffer<f16, 1, inout>, i32
   %c1 = arith.constant 1 : i32
   kuiper.launch grid(%c1, %c1, %c1) : i32, i32, i32
   %tid = kuiper.thread_id 0 : i32
-  %v = kuiper.load %x[%tid] : !kuiper.buffer<f16, 1, "inout">, i32 -> f16
+  %v = kuiper.load %x[%tid] : !kuiper.buffer<f16, 1, inout>, i32 -> f16
   %e = math.exp %v : f16
-  kuiper.store %e, %x[%tid] : f16, !kuiper.buffer<f16, 1, "inout">, i32
+  kuiper.store %e, %x[%tid] : f16, !kuiper.buffer<f16, 1, inout>, i32
 }

@@ -15,9 +15,9 @@
 // CHECK: ld.shared.b32
 // CHECK: st.global.b32
 kuiper.kernel @tile_transpose block [32, 32, 1] attributes {arg_names = ["a", "b", "n"]} {
-^bb0(%a: !kuiper.buffer<f32, 2, "in">, %b: !kuiper.buffer<f32, 2, "out">, %n: i32):
-  kuiper.shape %a [%n, %n] : !kuiper.buffer<f32, 2, "in">, i32, i32
-  kuiper.shape %b [%n, %n] : !kuiper.buffer<f32, 2, "out">, i32, i32
+^bb0(%a: !kuiper.buffer<f32, 2, in>, %b: !kuiper.buffer<f32, 2, out>, %n: i32):
+  kuiper.shape %a [%n, %n] : !kuiper.buffer<f32, 2, in>, i32, i32
+  kuiper.shape %b [%n, %n] : !kuiper.buffer<f32, 2, out>, i32, i32
   %c1 = arith.constant 1 : i32
   %c32 = arith.constant 32 : i32
   %g = arith.divsi %n, %c32 : i32
@@ -37,7 +37,7 @@ kuiper.kernel @tile_transpose block [32, 32, 1] attributes {arg_names = ["a", "b
   %y0 = arith.muli %by, %c32 overflow<nsw> : i32
   %x = arith.addi %x0, %tx overflow<nsw> : i32
   %y = arith.addi %y0, %ty overflow<nsw> : i32
-  %v = kuiper.load %a[%y, %x] : !kuiper.buffer<f32, 2, "in">, i32, i32 -> f32
+  %v = kuiper.load %a[%y, %x] : !kuiper.buffer<f32, 2, in>, i32, i32 -> f32
   kuiper.store %v, %tile[%ty, %tx] : f32, !kuiper.shared<f32, [32, 33]>, i32, i32
   kuiper.barrier {
     %t = arith.constant true
@@ -46,7 +46,7 @@ kuiper.kernel @tile_transpose block [32, 32, 1] attributes {arg_names = ["a", "b
   %w = kuiper.load %tile[%tx, %ty] : !kuiper.shared<f32, [32, 33]>, i32, i32 -> f32
   %ox = arith.addi %y0, %tx overflow<nsw> : i32
   %oy = arith.addi %x0, %ty overflow<nsw> : i32
-  kuiper.store %w, %b[%oy, %ox] : f32, !kuiper.buffer<f32, 2, "out">, i32, i32
+  kuiper.store %w, %b[%oy, %ox] : f32, !kuiper.buffer<f32, 2, out>, i32, i32
 }
 
 // A rank-1 i32 array updated by a shared-memory atomic inside a loop.
@@ -59,10 +59,10 @@ kuiper.kernel @tile_transpose block [32, 32, 1] attributes {arg_names = ["a", "b
 // CHECK: ld.shared.b32
 // CHECK: atom.global.add.u32
 kuiper.kernel @hist block [256, 1, 1] attributes {arg_names = ["x", "h", "n"]} {
-^bb0(%x: !kuiper.buffer<i32, 1, "in">, %h: !kuiper.buffer<i32, 1, "inout">, %n: i32):
-  kuiper.shape %x [%n] : !kuiper.buffer<i32, 1, "in">, i32
+^bb0(%x: !kuiper.buffer<i32, 1, in>, %h: !kuiper.buffer<i32, 1, inout>, %n: i32):
+  kuiper.shape %x [%n] : !kuiper.buffer<i32, 1, in>, i32
   %c256 = arith.constant 256 : i32
-  kuiper.shape %h [%c256] : !kuiper.buffer<i32, 1, "inout">, i32
+  kuiper.shape %h [%c256] : !kuiper.buffer<i32, 1, inout>, i32
   %c1 = arith.constant 1 : i32
   %c0 = arith.constant 0 : i32
   %c255 = arith.constant 255 : i32
@@ -76,12 +76,12 @@ kuiper.kernel @hist block [256, 1, 1] attributes {arg_names = ["x", "h", "n"]} {
     kuiper.yield
   } do {
   ^bb0(%i: i32):
-    %v = kuiper.load %x[%i] : !kuiper.buffer<i32, 1, "in">, i32 -> i32
+    %v = kuiper.load %x[%i] : !kuiper.buffer<i32, 1, in>, i32 -> i32
     %k = arith.andi %v, %c255 : i32
-    %old = kuiper.atomic "add" %bins[%k], %c1 : !kuiper.shared<i32, [256]>, (i32), (i32) -> i32
+    %old = kuiper.atomic add %bins[%k], %c1 : !kuiper.shared<i32, [256]>, (i32), (i32) -> i32
     kuiper.yield
   }
   kuiper.barrier
   %cnt = kuiper.load %bins[%tid] : !kuiper.shared<i32, [256]>, i32 -> i32
-  %o = kuiper.atomic "add" %h[%tid], %cnt : !kuiper.buffer<i32, 1, "inout">, (i32), (i32) -> i32
+  %o = kuiper.atomic add %h[%tid], %cnt : !kuiper.buffer<i32, 1, inout>, (i32), (i32) -> i32
 }

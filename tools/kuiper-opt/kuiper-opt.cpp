@@ -1,5 +1,5 @@
 //===- kuiper-opt.cpp - mlir-opt with the kuiper dialect ------------------===//
-#include "kuiper/Dialect/Kuiper.h"
+#include "kuiper/Dialect/Kuiper/IR/Kuiper.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/DialectRegistry.h"

@@ -11,7 +11,7 @@ kuiper.kernel @too_big block [1024, 2, 1] attributes {arg_names = []} {
 
 // expected-error @+1 {{buffer parameter #0 has no kuiper.shape}}
 kuiper.kernel @no_shape block [32, 1, 1] attributes {arg_names = ["x"]} {
-^bb0(%x: !kuiper.buffer<f32, 1, "in">):
+^bb0(%x: !kuiper.buffer<f32, 1, in>):
   %c1 = arith.constant 1 : i32
   kuiper.launch grid(%c1, %c1, %c1) : i32, i32, i32
 }
@@ -26,24 +26,24 @@ kuiper.kernel @no_launch block [32, 1, 1] attributes {arg_names = []} {
 // -----
 
 kuiper.kernel @store_in block [32, 1, 1] attributes {arg_names = ["x", "n"]} {
-^bb0(%x: !kuiper.buffer<f32, 1, "in">, %n: i32):
-  kuiper.shape %x [%n] : !kuiper.buffer<f32, 1, "in">, i32
+^bb0(%x: !kuiper.buffer<f32, 1, in>, %n: i32):
+  kuiper.shape %x [%n] : !kuiper.buffer<f32, 1, in>, i32
   %c1 = arith.constant 1 : i32
   kuiper.launch grid(%c1, %c1, %c1) : i32, i32, i32
   %f = arith.constant 1.0 : f32
   // expected-error @+1 {{cannot store to an 'in' buffer}}
-  kuiper.store %f, %x[%c1] : f32, !kuiper.buffer<f32, 1, "in">, i32
+  kuiper.store %f, %x[%c1] : f32, !kuiper.buffer<f32, 1, in>, i32
 }
 
 // -----
 
 kuiper.kernel @rank block [32, 1, 1] attributes {arg_names = ["x", "n"]} {
-^bb0(%x: !kuiper.buffer<f32, 2, "out">, %n: i32):
-  kuiper.shape %x [%n, %n] : !kuiper.buffer<f32, 2, "out">, i32, i32
+^bb0(%x: !kuiper.buffer<f32, 2, out>, %n: i32):
+  kuiper.shape %x [%n, %n] : !kuiper.buffer<f32, 2, out>, i32, i32
   %c1 = arith.constant 1 : i32
   kuiper.launch grid(%c1, %c1, %c1) : i32, i32, i32
   // expected-error @+1 {{expects 2 indices, got 1}}
-  %v = kuiper.load %x[%c1] : !kuiper.buffer<f32, 2, "out">, i32 -> f32
+  %v = kuiper.load %x[%c1] : !kuiper.buffer<f32, 2, out>, i32 -> f32
 }
 
 // -----
@@ -52,20 +52,20 @@ kuiper.kernel @shfl_mode block [32, 1, 1] attributes {arg_names = []} {
 ^bb0:
   %c1 = arith.constant 1 : i32
   kuiper.launch grid(%c1, %c1, %c1) : i32, i32, i32
-  // expected-error @+1 {{mode must be down, up, xor or idx}}
-  %s = kuiper.shfl "sideways" %c1, %c1 : i32
+  // expected-error @+1 {{enum values for attribute 'mode' [down, up, xor, idx]}}
+  %s = kuiper.shfl sideways %c1, %c1 : i32
 }
 
 // -----
 
 kuiper.kernel @atomic_kind block [32, 1, 1] attributes {arg_names = ["y", "n"]} {
-^bb0(%y: !kuiper.buffer<f32, 1, "inout">, %n: i32):
-  kuiper.shape %y [%n] : !kuiper.buffer<f32, 1, "inout">, i32
+^bb0(%y: !kuiper.buffer<f32, 1, inout>, %n: i32):
+  kuiper.shape %y [%n] : !kuiper.buffer<f32, 1, inout>, i32
   %c1 = arith.constant 1 : i32
   kuiper.launch grid(%c1, %c1, %c1) : i32, i32, i32
   %f = arith.constant 1.0 : f32
-  // expected-error @+1 {{kind must be add, max, min or cas}}
-  %o = kuiper.atomic "mul" %y[%c1], %f : !kuiper.buffer<f32, 1, "inout">, (i32), (f32) -> f32
+  // expected-error @+1 {{enum values for attribute 'kind' [add, max, min, cas]}}
+  %o = kuiper.atomic mul %y[%c1], %f : !kuiper.buffer<f32, 1, inout>, (i32), (f32) -> f32
 }
 
 // -----
@@ -86,8 +86,8 @@ kuiper.kernel @assert_kind block [32, 1, 1] attributes {arg_names = []} {
 ^bb0:
   %c1 = arith.constant 1 : i32
   kuiper.launch grid(%c1, %c1, %c1) : i32, i32, i32
-  // expected-error @+1 {{kind must be assert, precondition or postcondition}}
-  kuiper.assert "maybe" {
+  // expected-error @+1 {{enum values for attribute 'kind' [assert, precondition, postcondition]}}
+  kuiper.assert maybe {
     %t = arith.constant true
     kuiper.yield %t : i1
   }

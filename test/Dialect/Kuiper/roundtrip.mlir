@@ -2,10 +2,10 @@
 
 // CHECK-LABEL: kuiper.kernel @elu_fwd
 kuiper.kernel @elu_fwd block [256, 1, 1] attributes {arg_names = ["x", "y", "n", "alpha"]} {
-^bb0(%x: !kuiper.buffer<f32, 1, "in">, %y: !kuiper.buffer<f32, 1, "out">, %n: i32, %alpha: f32):
-  // CHECK: kuiper.shape %{{.*}}[%{{.*}}] : <f32, 1, "in">, i32
-  kuiper.shape %x [%n] : !kuiper.buffer<f32, 1, "in">, i32
-  kuiper.shape %y [%n] : !kuiper.buffer<f32, 1, "out">, i32
+^bb0(%x: !kuiper.buffer<f32, 1, in>, %y: !kuiper.buffer<f32, 1, out>, %n: i32, %alpha: f32):
+  // CHECK: kuiper.shape %{{.*}}[%{{.*}}] : <f32, 1, in>, i32
+  kuiper.shape %x [%n] : !kuiper.buffer<f32, 1, in>, i32
+  kuiper.shape %y [%n] : !kuiper.buffer<f32, 1, out>, i32
   %c1 = arith.constant 1 : i32
   %c256 = arith.constant 256 : i32
   %c255 = arith.constant 255 : i32
@@ -25,15 +25,15 @@ kuiper.kernel @elu_fwd block [256, 1, 1] attributes {arg_names = ["x", "y", "n",
     // CHECK: kuiper.forall
     %q = kuiper.forall %c0, %n : i32 {
     ^bb0(%i: i32):
-      %a = kuiper.load %y[%i] : !kuiper.buffer<f32, 1, "out">, i32 -> f32
-      %b = kuiper.load %x[%i] : !kuiper.buffer<f32, 1, "in">, i32 -> f32
+      %a = kuiper.load %y[%i] : !kuiper.buffer<f32, 1, out>, i32 -> f32
+      %b = kuiper.load %x[%i] : !kuiper.buffer<f32, 1, in>, i32 -> f32
       %o = kuiper.old : f32 {
-        %v = kuiper.load %x[%i] : !kuiper.buffer<f32, 1, "in">, i32 -> f32
+        %v = kuiper.load %x[%i] : !kuiper.buffer<f32, 1, in>, i32 -> f32
         kuiper.yield %v : f32
       }
       %s = kuiper.sum %c0, %n, %c1 : i32 {
       ^bb0(%j: i32):
-        %w = kuiper.load %x[%j] : !kuiper.buffer<f32, 1, "in">, i32 -> f32
+        %w = kuiper.load %x[%j] : !kuiper.buffer<f32, 1, in>, i32 -> f32
         kuiper.yield %w : f32
       } -> f32
       %e = arith.cmpf oeq, %a, %b : f32
@@ -41,7 +41,7 @@ kuiper.kernel @elu_fwd block [256, 1, 1] attributes {arg_names = ["x", "y", "n",
     }
     kuiper.yield %q : i1
   }
-  kuiper.access "writes" %y [%c1, %n] : !kuiper.buffer<f32, 1, "out">, i32, i32
+  kuiper.access writes %y [%c1, %n] : !kuiper.buffer<f32, 1, out>, i32, i32
   %bid = kuiper.block_id 0 : i32
   %tid = kuiper.thread_id 0 : i32
   %lane = kuiper.lane_id : i32
@@ -51,16 +51,16 @@ kuiper.kernel @elu_fwd block [256, 1, 1] attributes {arg_names = ["x", "y", "n",
   %acc = memref.alloca() : memref<f32>
   %cond = arith.cmpi slt, %i, %n : i32
   scf.if %cond {
-    %v = kuiper.load %x[%i] : !kuiper.buffer<f32, 1, "in">, i32 -> f32
+    %v = kuiper.load %x[%i] : !kuiper.buffer<f32, 1, in>, i32 -> f32
     %e = math.exp %v : f32
-    kuiper.store %e, %y[%i] : f32, !kuiper.buffer<f32, 1, "out">, i32
+    kuiper.store %e, %y[%i] : f32, !kuiper.buffer<f32, 1, out>, i32
     kuiper.store %e, %s[%tid, %tid] : f32, !kuiper.shared<f32, [32, 33]>, i32, i32
-    // CHECK: kuiper.shfl "down"
-    %sh = kuiper.shfl "down" %e, %c1 : f32
-    %sh2 = kuiper.shfl "xor" %e, %c1 mask %c255 : i32 : f32
-    %bal = kuiper.vote "ballot" %cond : i32
+    // CHECK: kuiper.shfl down
+    %sh = kuiper.shfl down %e, %c1 : f32
+    %sh2 = kuiper.shfl xor %e, %c1 mask %c255 : i32 : f32
+    %bal = kuiper.vote ballot %cond : i32
     kuiper.syncwarp
-    %old = kuiper.atomic "add" %y[%i], %e : !kuiper.buffer<f32, 1, "out">, (i32), (f32) -> f32
+    %old = kuiper.atomic add %y[%i], %e : !kuiper.buffer<f32, 1, out>, (i32), (f32) -> f32
     memref.store %e, %acc[] : memref<f32>
   }
   // CHECK: kuiper.barrier
@@ -76,7 +76,7 @@ kuiper.kernel @elu_fwd block [256, 1, 1] attributes {arg_names = ["x", "y", "n",
     kuiper.yield
   } do {
   ^bb0(%k: i32):
-    kuiper.assert "assert" {
+    kuiper.assert assert {
       %p = arith.cmpi sge, %k, %c1 : i32
       kuiper.yield %p : i1
     }

@@ -2,7 +2,8 @@
 #ifndef KUIPER_OPS_TD
 #define KUIPER_OPS_TD
 
-include "kuiper/Dialect/KuiperBase.td"
+include "kuiper/Dialect/Kuiper/IR/KuiperBase.td"
+include "kuiper/Dialect/Kuiper/IR/KuiperInterfaces.td"
 include "mlir/IR/SymbolInterfaces.td"
 include "mlir/IR/RegionKindInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
@@ -26,8 +27,8 @@ def Kuiper_KernelOp : Kuiper_Op<"kernel", [Symbol, IsolatedFromAbove, AutomaticA
 
     ```mlir
     kuiper.kernel @copy block [256, 1, 1] attributes {arg_names = ["x", "y", "n"]} {
-    ^bb0(%x: !kuiper.buffer<f32, 1, "in">, %y: !kuiper.buffer<f32, 1, "out">, %n: i32):
-      kuiper.shape %x [%n] : !kuiper.buffer<f32, 1, "in">, i32
+    ^bb0(%x: !kuiper.buffer<f32, 1, in>, %y: !kuiper.buffer<f32, 1, out>, %n: i32):
+      kuiper.shape %x [%n] : !kuiper.buffer<f32, 1, in>, i32
       ...
     }
     ```
@@ -53,7 +54,7 @@ def Kuiper_YieldOp : Kuiper_Op<"yield", [Terminator, Pure, ReturnLike]> {
 
 def Kuiper_ShapeOp : Kuiper_Op<"shape"> {
   let summary = "declares the dimensions of a buffer parameter";
-  let description = [{ `kuiper.shape %a [%rows, %cols] : !kuiper.buffer<f32, 2, "in">, i32, i32` }];
+  let description = [{ `kuiper.shape %a [%rows, %cols] : !kuiper.buffer<f32, 2, in>, i32, i32` }];
   let arguments = (ins Kuiper_BufferType:$buffer, Variadic<AnyInteger>:$dims);
   let assemblyFormat = "$buffer `[` $dims `]` attr-dict `:` type($buffer) `,` type($dims)";
   let hasVerifier = 1;
@@ -67,13 +68,13 @@ def Kuiper_LaunchOp : Kuiper_Op<"launch"> {
   let hasVerifier = 1;
 }
 
-def Kuiper_AccessOp : Kuiper_Op<"access"> {
+def Kuiper_AccessOp : Kuiper_Op<"access", [Kuiper_SpecOnly]> {
   let summary = "a `reads` or `writes` memory-contract range";
   let description = [{
-    `kuiper.access "writes" %y [%lo, %hi] : ...`: the buffer may be accessed
+    `kuiper.access writes %y [%lo, %hi] : ...`: the buffer may be accessed
     only at indices in the box given by (lo, hi) pairs per dimension.
   }];
-  let arguments = (ins StrAttr:$kind, Kuiper_BufferType:$buffer, Variadic<AnyInteger>:$bounds);
+  let arguments = (ins Kuiper_AccessKind:$kind, Kuiper_BufferType:$buffer, Variadic<AnyInteger>:$bounds);
   let assemblyFormat = "$kind $buffer `[` $bounds `]` attr-dict `:` type($buffer) `,` type($bounds)";
   let hasVerifier = 1;
 }
@@ -82,7 +83,7 @@ def Kuiper_AccessOp : Kuiper_Op<"access"> {
 // Spec clauses: each holds a region that yields one i1.
 //===----------------------------------------------------------------------===//
 
-class Kuiper_ClauseOp<string mnemonic> : Kuiper_Op<mnemonic, []> {
+class Kuiper_ClauseOp<string mnemonic> : Kuiper_Op<mnemonic, [Kuiper_SpecOnly]> {
   let regions = (region SizedRegion<1>:$cond);
   let hasVerifier = 1;
 }
@@ -104,7 +105,7 @@ def Kuiper_AssertOp : Kuiper_ClauseOp<"assert"> {
     `kind` is the check id reported when it fails: `assert`, `precondition`
     (of an inlined fn) or `postcondition` (of an inlined fn).
   }];
-  let arguments = (ins StrAttr:$kind, UnitAttr:$approx);
+  let arguments = (ins Kuiper_AssertKind:$kind, UnitAttr:$approx);
   let assemblyFormat = "$kind (`approx` $approx^)? attr-dict-with-keyword $cond";
 }
 
@@ -113,7 +114,7 @@ def Kuiper_AssumeOp : Kuiper_ClauseOp<"assume"> {
   let assemblyFormat = "attr-dict-with-keyword $cond";
 }
 
-def Kuiper_InvariantOp : Kuiper_Op<"invariant", [HasParent<"ForOp, WhileOp">]> {
+def Kuiper_InvariantOp : Kuiper_Op<"invariant", [Kuiper_SpecOnly, HasParent<"ForOp, WhileOp">]> {
   let summary = "one loop invariant inside a loop's invariant region";
   let arguments = (ins I1:$cond, UnitAttr:$approx);
   let assemblyFormat = "$cond (`approx` $approx^)? attr-dict";
@@ -123,7 +124,7 @@ def Kuiper_InvariantOp : Kuiper_Op<"invariant", [HasParent<"ForOp, WhileOp">]> {
 // Spec expressions
 //===----------------------------------------------------------------------===//
 
-class Kuiper_QuantOp<string mnemonic> : Kuiper_Op<mnemonic, [Pure, AllTypesMatch<["lo", "hi"]>]> {
+class Kuiper_QuantOp<string mnemonic> : Kuiper_Op<mnemonic, [Kuiper_SpecOnly, Pure, AllTypesMatch<["lo", "hi"]>]> {
   let arguments = (ins AnyInteger:$lo, AnyInteger:$hi);
   let results = (outs I1:$result);
   let regions = (region SizedRegion<1>:$body);
@@ -142,7 +143,7 @@ def Kuiper_ExistsOp : Kuiper_QuantOp<"exists"> {
   let summary = "existential quantifier over a half-open integer range";
 }
 
-def Kuiper_SumOp : Kuiper_Op<"sum", [Pure, AllTypesMatch<["lo", "hi", "step"]>]> {
+def Kuiper_SumOp : Kuiper_Op<"sum", [Kuiper_SpecOnly, Pure, AllTypesMatch<["lo", "hi", "step"]>]> {
   let summary = "sum of a term over a half-open integer range with a step";
   let description = [{
     `%s = kuiper.sum %lo, %hi, %step : i32 { ^bb0(%j: i32): ... kuiper.yield %v : f32 } -> f32`.
@@ -155,7 +156,7 @@ def Kuiper_SumOp : Kuiper_Op<"sum", [Pure, AllTypesMatch<["lo", "hi", "step"]>]>
   let hasVerifier = 1;
 }
 
-def Kuiper_OldOp : Kuiper_Op<"old", [Pure]> {
+def Kuiper_OldOp : Kuiper_Op<"old", [Kuiper_SpecOnly, Pure]> {
   let summary = "the value of an expression at kernel entry";
   let results = (outs AnyType:$result);
   let regions = (region SizedRegion<1>:$body);
@@ -196,33 +197,38 @@ def Kuiper_SharedAllocOp : Kuiper_Op<"shared_alloc"> {
   let assemblyFormat = "$name attr-dict `:` type($result)";
 }
 
-def Kuiper_LoadOp : Kuiper_Op<"load"> {
+def Kuiper_LoadOp : Kuiper_Op<"load", [Kuiper_MemoryAccessOpInterface]> {
   let summary = "reads one element of a buffer or shared array";
-  let description = [{ `%v = kuiper.load %x[%i] : !kuiper.buffer<f32, 1, "in">, i32 -> f32` }];
-  let arguments = (ins Kuiper_MemoryType:$ref, Variadic<AnyInteger>:$indices);
+  let description = [{ `%v = kuiper.load %x[%i] : !kuiper.buffer<f32, 1, in>, i32 -> f32` }];
+  let arguments = (ins Arg<Kuiper_MemoryType, "the memory read", [MemRead]>:$ref,
+                       Variadic<AnyInteger>:$indices);
   let results = (outs AnyType:$result);
   let assemblyFormat = "$ref `[` $indices `]` attr-dict `:` type($ref) `,` type($indices) `->` type($result)";
   let hasVerifier = 1;
 }
 
-def Kuiper_StoreOp : Kuiper_Op<"store"> {
+def Kuiper_StoreOp : Kuiper_Op<"store", [Kuiper_MemoryAccessOpInterface]> {
   let summary = "writes one element of a buffer or shared array";
-  let arguments = (ins AnyType:$value, Kuiper_MemoryType:$ref, Variadic<AnyInteger>:$indices);
+  let arguments = (ins AnyType:$value, Arg<Kuiper_MemoryType, "the memory written", [MemWrite]>:$ref,
+                       Variadic<AnyInteger>:$indices);
   let assemblyFormat = "$value `,` $ref `[` $indices `]` attr-dict `:` type($value) `,` type($ref) `,` type($indices)";
   let hasVerifier = 1;
 }
 
-def Kuiper_AtomicOp : Kuiper_Op<"atomic", [AttrSizedOperandSegments]> {
+def Kuiper_AtomicOp : Kuiper_Op<"atomic", [AttrSizedOperandSegments, Kuiper_MemoryAccessOpInterface]> {
   let summary = "atomic read-modify-write; returns the old value";
   let description = [{ `kind` is `add`, `max`, `min` or `cas` (values: compare, new). }];
-  let arguments = (ins StrAttr:$kind, Kuiper_MemoryType:$ref, Variadic<AnyInteger>:$indices,
+  let arguments = (ins Kuiper_AtomicKind:$kind,
+                       Arg<Kuiper_MemoryType, "the memory updated", [MemRead, MemWrite]>:$ref,
+                       Variadic<AnyInteger>:$indices,
                        Variadic<AnyType>:$values);
   let results = (outs AnyType:$result);
   let assemblyFormat = "$kind $ref `[` $indices `]` `,` $values attr-dict `:` type($ref) `,` `(` type($indices) `)` `,` `(` type($values) `)` `->` type($result)";
   let hasVerifier = 1;
 }
 
-def Kuiper_BarrierOp : Kuiper_Op<"barrier", []> {
+def Kuiper_BarrierOp : Kuiper_Op<"barrier", [
+    DeclareOpInterfaceMethods<Kuiper_CollectiveOpInterface, ["getParticipantMask"]>]> {
   let summary = "block-wide barrier with an optional contract";
   let description = [{
     `kuiper.barrier` or `kuiper.barrier approx { ... kuiper.yield %p : i1 }`:
@@ -235,23 +241,24 @@ def Kuiper_BarrierOp : Kuiper_Op<"barrier", []> {
   let hasVerifier = 1;
 }
 
-def Kuiper_ShuffleOp : Kuiper_Op<"shfl", [AllTypesMatch<["value", "result"]>]> {
+def Kuiper_ShuffleOp : Kuiper_Op<"shfl", [AllTypesMatch<["value", "result"]>,
+    DeclareOpInterfaceMethods<Kuiper_CollectiveOpInterface>]> {
   let summary = "warp shuffle (down, up, xor, idx)";
-  let arguments = (ins StrAttr:$mode, AnyType:$value, I32:$delta, Optional<AnyInteger>:$mask);
+  let arguments = (ins Kuiper_ShuffleMode:$mode, AnyType:$value, I32:$delta, Optional<AnyInteger>:$mask);
   let results = (outs AnyType:$result);
   let assemblyFormat = "$mode $value `,` $delta (`mask` $mask^ `:` type($mask))? attr-dict `:` type($value)";
   let hasVerifier = 1;
 }
 
-def Kuiper_VoteOp : Kuiper_Op<"vote"> {
+def Kuiper_VoteOp : Kuiper_Op<"vote", [DeclareOpInterfaceMethods<Kuiper_CollectiveOpInterface>]> {
   let summary = "warp vote: ballot (-> i32 mask), any, all (-> i1)";
-  let arguments = (ins StrAttr:$mode, I1:$pred, Optional<AnyInteger>:$mask);
+  let arguments = (ins Kuiper_VoteMode:$mode, I1:$pred, Optional<AnyInteger>:$mask);
   let results = (outs AnyType:$result);
   let assemblyFormat = "$mode $pred (`mask` $mask^ `:` type($mask))? attr-dict `:` type($result)";
   let hasVerifier = 1;
 }
 
-def Kuiper_SyncWarpOp : Kuiper_Op<"syncwarp"> {
+def Kuiper_SyncWarpOp : Kuiper_Op<"syncwarp", [DeclareOpInterfaceMethods<Kuiper_CollectiveOpInterface>]> {
   let summary = "warp-level barrier";
   let arguments = (ins Optional<AnyInteger>:$mask);
   let assemblyFormat = "(`mask` $mask^ `:` type($mask))? attr-dict";

@@ -1,6 +1,6 @@
 //===- Kuiper.h - The kuiper dialect ----------------------------*- C++ -*-===//
-#ifndef KUIPER_DIALECT_KUIPER_H
-#define KUIPER_DIALECT_KUIPER_H
+#ifndef KUIPER_DIALECT_KUIPER_IR_KUIPER_H
+#define KUIPER_DIALECT_KUIPER_IR_KUIPER_H
 
 #include "mlir/Bytecode/BytecodeOpInterface.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -14,13 +14,23 @@
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
-#include "kuiper/Dialect/KuiperDialect.h.inc"
+#include "kuiper/Dialect/Kuiper/IR/KuiperDialect.h.inc"
+#include "kuiper/Dialect/Kuiper/IR/KuiperEnums.h.inc"
+
+namespace kuiper {
+/// Marks a specification op: it states a fact for the verifier and is erased
+/// before code generation.
+template <typename ConcreteType>
+class SpecOnly : public mlir::OpTrait::TraitBase<ConcreteType, SpecOnly> {};
+} // namespace kuiper
+
+#include "kuiper/Dialect/Kuiper/IR/KuiperInterfaces.h.inc"
 
 #define GET_TYPEDEF_CLASSES
-#include "kuiper/Dialect/KuiperTypes.h.inc"
+#include "kuiper/Dialect/Kuiper/IR/KuiperTypes.h.inc"
 
 #define GET_OP_CLASSES
-#include "kuiper/Dialect/KuiperOps.h.inc"
+#include "kuiper/Dialect/Kuiper/IR/KuiperOps.h.inc"
 
 namespace kuiper {
 /// Element type of a buffer or shared array type.
@@ -29,6 +39,8 @@ mlir::Type getElementType(mlir::Type memoryType);
 unsigned getRank(mlir::Type memoryType);
 /// The `kuiper.shape` op declaring the dims of a buffer parameter, if any.
 ShapeOp findShape(KernelOp kernel, mlir::Value buffer);
+/// Whether `op` is a specification op (erased before code generation).
+inline bool isSpecOnly(mlir::Operation *op) { return op->hasTrait<SpecOnly>(); }
 } // namespace kuiper
 
 #endif

@@ -4,6 +4,7 @@
 
 include "mlir/IR/OpBase.td"
 include "mlir/IR/AttrTypeBase.td"
+include "kuiper/Dialect/Kuiper/IR/KuiperEnums.td"
 
 def Kuiper_Dialect : Dialect {
   let name = "kuiper";
@@ -28,11 +29,12 @@ class Kuiper_Type<string name, string typeMnemonic, list<Trait> traits = []>
 def Kuiper_BufferType : Kuiper_Type<"Buffer", "buffer"> {
   let summary = "a global-memory buffer parameter";
   let description = [{
-    A row-major buffer in global memory: `!kuiper.buffer<f32, 2, "in">` is a
+    A row-major buffer in global memory: `!kuiper.buffer<f32, 2, in>` is a
     rank-2 read-only buffer. Its dimensions are given by a `kuiper.shape` op.
+    The access mode (`in`, `out`, `inout`) is what the kernel may do with it.
   }];
   let parameters = (ins "::mlir::Type":$elementType, "unsigned":$rank,
-                        StringRefParameter<"access mode: in, out or inout">:$access);
+                        EnumParameter<Kuiper_BufferAccess>:$access);
   let assemblyFormat = "`<` $elementType `,` $rank `,` $access `>`";
 }
 

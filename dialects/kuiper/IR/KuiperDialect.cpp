@@ -1,5 +1,5 @@
 //===- KuiperDialect.cpp - kuiper dialect, types and op verifiers ---------===//
-#include "kuiper/Dialect/Kuiper.h"
+#include "kuiper/Dialect/Kuiper/IR/Kuiper.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
@@ -9,24 +9,26 @@
 using namespace mlir;
 using namespace kuiper;
 
-#include "kuiper/Dialect/KuiperDialect.cpp.inc"
+#include "kuiper/Dialect/Kuiper/IR/KuiperDialect.cpp.inc"
+#include "kuiper/Dialect/Kuiper/IR/KuiperEnums.cpp.inc"
+#include "kuiper/Dialect/Kuiper/IR/KuiperInterfaces.cpp.inc"
 
 #define GET_TYPEDEF_CLASSES
-#include "kuiper/Dialect/KuiperTypes.cpp.inc"
+#include "kuiper/Dialect/Kuiper/IR/KuiperTypes.cpp.inc"
 
 void KuiperDialect::initialize() {
   addTypes<
 #define GET_TYPEDEF_LIST
-#include "kuiper/Dialect/KuiperTypes.cpp.inc"
+#include "kuiper/Dialect/Kuiper/IR/KuiperTypes.cpp.inc"
       >();
   addOperations<
 #define GET_OP_LIST
-#include "kuiper/Dialect/KuiperOps.cpp.inc"
+#include "kuiper/Dialect/Kuiper/IR/KuiperOps.cpp.inc"
       >();
 }
 
 #define GET_OP_CLASSES
-#include "kuiper/Dialect/KuiperOps.cpp.inc"
+#include "kuiper/Dialect/Kuiper/IR/KuiperOps.cpp.inc"
 
 //===----------------------------------------------------------------------===//
 // Helpers
@@ -122,8 +124,6 @@ LogicalResult LaunchOp::verify() {
 }
 
 LogicalResult AccessOp::verify() {
-  if (getKind() != "reads" && getKind() != "writes")
-    return emitOpError("kind must be 'reads' or 'writes'");
   if (getBounds().size() != 2 * getBuffer().getType().getRank())
     return emitOpError("expects a (lo, hi) pair per dimension");
   return success();
@@ -136,9 +136,6 @@ LogicalResult EnsuresOp::verify() {
   return verifyYields(*this, getCond(), {IntegerType::get(getContext(), 1)}, "condition");
 }
 LogicalResult AssertOp::verify() {
-  StringRef k = getKind();
-  if (k != "assert" && k != "precondition" && k != "postcondition")
-    return emitOpError("kind must be assert, precondition or postcondition");
   return verifyYields(*this, getCond(), {IntegerType::get(getContext(), 1)}, "condition");
 }
 LogicalResult AssumeOp::verify() {
@@ -183,7 +180,7 @@ LogicalResult LoadOp::verify() {
 }
 
 LogicalResult StoreOp::verify() {
-  if (auto b = dyn_cast<BufferType>(getRef().getType()); b && b.getAccess() == "in")
+  if (auto b = dyn_cast<BufferType>(getRef().getType()); b && b.getAccess() == BufferAccess::In)
     return emitOpError("cannot store to an 'in' buffer");
   if (getElementType(getRef().getType()) != getValue().getType())
     return emitOpError("value type must be the element type");
@@ -191,18 +188,15 @@ LogicalResult StoreOp::verify() {
 }
 
 LogicalResult AtomicOp::verify() {
-  StringRef k = getKind();
-  if (k != "add" && k != "max" && k != "min" && k != "cas")
-    return emitOpError("kind must be add, max, min or cas");
-  if (getValues().size() != (k == "cas" ? 2u : 1u))
-    return emitOpError("wrong number of values for atomic ") << k;
+  if (getValues().size() != (getKind() == AtomicKind::Cas ? 2u : 1u))
+    return emitOpError("wrong number of values for atomic ") << stringifyAtomicKind(getKind());
   Type elt = getElementType(getRef().getType());
   for (Value v : getValues())
     if (v.getType() != elt)
       return emitOpError("values must have the element type");
   if (getType() != elt)
     return emitOpError("result must have the element type");
-  if (auto b = dyn_cast<BufferType>(getRef().getType()); b && b.getAccess() == "in")
+  if (auto b = dyn_cast<BufferType>(getRef().getType()); b && b.getAccess() == BufferAccess::In)
     return emitOpError("cannot update an 'in' buffer");
   return verifyIndices(*this, getRef().getType(), getIndices());
 }
@@ -214,24 +208,17 @@ LogicalResult BarrierOp::verify() {
 }
 
 LogicalResult ShuffleOp::verify() {
-  StringRef m = getMode();
-  if (m != "down" && m != "up" && m != "xor" && m != "idx")
-    return emitOpError("mode must be down, up, xor or idx");
   if (getType() != getValue().getType())
     return emitOpError("result type must match the value type");
   return success();
 }
 
 LogicalResult VoteOp::verify() {
-  StringRef m = getMode();
-  if (m == "ballot") {
+  if (getMode() == VoteMode::Ballot) {
     if (!getType().isInteger(32))
       return emitOpError("ballot returns i32");
-  } else if (m == "any" || m == "all") {
-    if (!getType().isInteger(1))
-      return emitOpError("any/all return i1");
-  } else {
-    return emitOpError("mode must be ballot, any or all");
+  } else if (!getType().isInteger(1)) {
+    return emitOpError("any/all return i1");
   }
   return success();
 }
@@ -252,3 +239,13 @@ LogicalResult WhileOp::verify() {
     return failure();
   return verifyYields(*this, getBody(), {}, "body");
 }
+
+//===----------------------------------------------------------------------===//
+// CollectiveOpInterface
+//===----------------------------------------------------------------------===//
+
+CollectiveScope BarrierOp::getScope() { return CollectiveScope::Block; }
+Value BarrierOp::getParticipantMask() { return {}; }
+CollectiveScope ShuffleOp::getScope() { return CollectiveScope::Warp; }
+CollectiveScope VoteOp::getScope() { return CollectiveScope::Warp; }
+CollectiveScope SyncWarpOp::getScope() { return CollectiveScope::Warp; }
