@@ -215,9 +215,9 @@ std::string headerComment(const Report &report, const std::string &irHash,
   for (const auto &k : report.kernels) {
     std::map<std::string, unsigned> discharged;
     for (const auto &c : k.checks)
-      if (c.status == "proved")
-        ++discharged[c.id];
-    os << "kernel " << k.name << ": " << k.verdict << "; checks discharged:";
+      if (c.status == CheckStatus::Proved)
+        ++discharged[checkName(c.id)];
+    os << "kernel " << k.name << ": " << verdictName(k.verdict) << "; checks discharged:";
     if (discharged.empty())
       os << " none";
     for (const auto &[id, n] : discharged)
@@ -281,7 +281,9 @@ Result<Module> compile(const std::string &source, const std::string &path,
 
   if (opts.verify) {
     VerifyOptions vopts;
-    vopts.timeoutMs = opts.solverTimeoutMs;
+    vopts.rlimit = uint64_t(opts.solverTimeoutMs) * kResourceUnitsPerSecond / 1000;
+    vopts.budgetSeconds = opts.budgetSeconds;
+    vopts.progress = opts.progress;
     vopts.jobs = opts.jobs;
     vopts.useCache = opts.useCache;
     vopts.keepSMT = opts.keepSMT;
@@ -293,7 +295,7 @@ Result<Module> compile(const std::string &source, const std::string &path,
     for (const auto &k : impl->kernels) {
       KernelReport kr;
       kr.name = k.name;
-      kr.verdict = "not-verified";
+      kr.verdict = Verdict::NotVerified;
       impl->report.kernels.push_back(std::move(kr));
     }
   }

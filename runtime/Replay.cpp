@@ -228,22 +228,13 @@ std::string markPoison(std::string msg, const Args &after) {
   return msg;
 }
 
-/// Violation kinds (of the executor) that show the bug a check (of the
-/// verifier) names, besides the check's own kind.
-std::set<std::string> relatedKinds(const std::string &id) {
-  if (id == "coverage") // unwritten: wrong values; written twice: a race
-    return {"postcondition", "race"};
-  if (id == "postcondition")
-    return {"coverage"};
-  if (id == "race" || id == "determinism")
-    return {"race", "postcondition"};
-  return {};
-}
-
-/// Checks whose outcome depends on the interleaving of threads.
-bool scheduleDependent(const std::string &id) {
-  return id == "race" || id == "determinism" || id == "barrier-divergence" ||
-         id == "warp-convergence" || id == "barrier-contract";
+/// Whether an executor violation of kind `kind` shows the bug that check
+/// `id` names, besides the check's own kind (Checks.def).
+bool isRelatedKind(CheckId id, const std::string &kind) {
+  for (CheckId related : relatedChecks(id))
+    if (kind == checkName(related))
+      return true;
+  return false;
 }
 
 /// `file:line:col` -> file, line, col (line and col 0 if absent).
@@ -269,7 +260,7 @@ std::string baseName(const std::string &path) {
 /// 4: same kind at the check's location; 3: same kind on the check's line;
 /// 2: same kind elsewhere; 1: a related kind; 0: unrelated.
 int matchScore(const Violation &v, const CheckResult &c) {
-  if (v.kind == c.id) {
+  if (v.kind == checkName(c.id)) {
     std::string file;
     int line, col;
     splitLocation(v.location, file, line, col);
@@ -278,7 +269,7 @@ int matchScore(const Violation &v, const CheckResult &c) {
       return col == c.col ? 4 : 3;
     return 2;
   }
-  if (!relatedKinds(c.id).count(v.kind))
+  if (!isRelatedKind(c.id, v.kind))
     return 0;
   // Only the kernel's ensures stand for its outputs (not an inlined fn's).
   if (v.kind == "postcondition" && v.message.rfind("ensures failed", 0) != 0 &&
@@ -347,7 +338,7 @@ std::string launchText(const KernelInfo &k, const Args &args) {
 
 void replayCheck(const Module &module, const std::string &kernel, CheckResult &c,
                  const ReplayOptions &opts) {
-  if (c.status != "failed")
+  if (c.status != CheckStatus::Failed)
     return;
   auto notReplayed = [&](const std::string &why) {
     c.confirmed = false;
@@ -502,7 +493,7 @@ void replayCheck(const Module &module, const std::string &kernel, CheckResult &c
   base.checkEnsures = true;
   base.seed = opts.seed;
   runs.push_back(base);
-  if (scheduleDependent(c.id) && threads <= std::max<int64_t>(opts.maxThreads / 4, 1)) {
+  if (isScheduleDependent(c.id) && threads <= std::max<int64_t>(opts.maxThreads / 4, 1)) {
     ExecOptions r = base;
     r.schedule = ExecOptions::Reverse;
     runs.push_back(r);
@@ -548,8 +539,8 @@ void replayCheck(const Module &module, const std::string &kernel, CheckResult &c
       if (!firstOut) {
         firstOut = a;
         firstEo = eo;
-      } else if (c.id == "determinism" || c.id == "race") {
-        int score = c.id == "determinism" ? 3 : 1;
+      } else if (c.id == CheckId::Determinism || c.id == CheckId::Race) {
+        int score = c.id == CheckId::Determinism ? 3 : 1;
         std::string diff = score > bestScore ? firstDifference(*k, *firstOut, a) : "";
         if (!diff.empty()) {
           bestScore = score;
@@ -567,7 +558,7 @@ void replayCheck(const Module &module, const std::string &kernel, CheckResult &c
           continue;
         bestScore = score;
         bestText = markPoison(v.message, a);
-        if (v.kind != c.id)
+        if (v.kind != checkName(c.id))
           bestText += " [" + v.kind + "]";
         std::string launch = launchText(*k, args);
         bestText += " (" + (launch.empty() ? "" : launch + ", ") + scheduleText(eo);
@@ -603,7 +594,7 @@ void replayCounterexamples(const Module &module, Report &report,
                            const ReplayOptions &opts) {
   for (KernelReport &kr : report.kernels)
     for (CheckResult &c : kr.checks)
-      if (c.status == "failed")
+      if (c.status == CheckStatus::Failed)
         replayCheck(module, kr.name, c, opts);
 }
 

@@ -31,8 +31,8 @@ Module compileNoVerify(const char *source, const std::string &name) {
 CheckResult failed(const std::string &id, int line, int col,
                    std::vector<std::pair<std::string, std::string>> cex) {
   CheckResult c;
-  c.id = id;
-  c.status = "failed";
+  c.id = *checkFromName(id);
+  c.status = CheckStatus::Failed;
   c.file = "k.kp";
   c.line = line;
   c.col = col;
@@ -223,11 +223,11 @@ TEST(Replay, OnlyFailedChecksAreTouched) {
   KernelReport k;
   k.name = "copy";
   CheckResult proved;
-  proved.id = "bounds";
-  proved.status = "proved";
+  proved.id = CheckId::Bounds;
+  proved.status = CheckStatus::Proved;
   CheckResult unknown;
-  unknown.id = "postcondition";
-  unknown.status = "unknown";
+  unknown.id = CheckId::Postcondition;
+  unknown.status = CheckStatus::Unknown;
   k.checks = {proved, unknown, failed("coverage", 2, 8, {{"n", "3"}})};
   r.kernels.push_back(k);
   replayCounterexamples(m, r);

@@ -12,12 +12,12 @@ Report sampleReport() {
   r.file = "dir/\"odd\"\\name.kp";
   KernelReport k;
   k.name = "elu_fwd";
-  k.verdict = "failed";
+  k.verdict = Verdict::Failed;
   k.obligations = 2;
   k.trusted = {"exp"};
   CheckResult failed;
-  failed.id = "coverage";
-  failed.status = "failed";
+  failed.id = CheckId::Coverage;
+  failed.status = CheckStatus::Failed;
   failed.file = "elu.kp";
   failed.line = 12;
   failed.col = 5;
@@ -26,8 +26,8 @@ Report sampleReport() {
   failed.explanation = "no thread writes y[0]";
   failed.confirmed = true;
   CheckResult proved;
-  proved.id = "bounds";
-  proved.status = "proved";
+  proved.id = CheckId::Bounds;
+  proved.status = CheckStatus::Proved;
   k.checks = {failed, proved};
   r.kernels.push_back(k);
   return r;
@@ -69,7 +69,7 @@ TEST(Report, NotVerifiedNeverSaysVerified) {
   Report r;
   KernelReport k;
   k.name = "k";
-  k.verdict = "not-verified";
+  k.verdict = Verdict::NotVerified;
   r.kernels.push_back(k);
   EXPECT_FALSE(r.verified());
   std::string text = r.toText();

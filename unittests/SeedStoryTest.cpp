@@ -139,7 +139,7 @@ ToleranceOutcome toleranceCheck(const Module &m, const std::string &kernel,
 const CheckResult *failedCheck(const Report &r, const std::string &id) {
   for (const KernelReport &k : r.kernels)
     for (const CheckResult &c : k.checks)
-      if (c.id == id && c.status == "failed")
+      if (checkName(c.id) == id && c.status == CheckStatus::Failed)
         return &c;
   return nullptr;
 }
@@ -165,7 +165,7 @@ TEST(SeedStory, CompilerRejectsEmptyEluWithConfirmedCounterexamples) {
   const Report &r = m.report();
   EXPECT_FALSE(r.verified());
   ASSERT_EQ(r.kernels.size(), 1u);
-  EXPECT_EQ(r.kernels[0].verdict, "failed");
+  EXPECT_EQ(r.kernels[0].verdict, Verdict::Failed);
   EXPECT_TRUE(m.ptx().empty());
   for (const char *id : {"coverage", "postcondition"}) {
     const CheckResult *c = failedCheck(r, id);

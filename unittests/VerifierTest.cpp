@@ -29,7 +29,7 @@ Module compile(const std::string &src) {
 
 const CheckResult *find(const KernelReport &k, const std::string &id, const std::string &status) {
   for (const auto &c : k.checks)
-    if (c.id == id && c.status == status)
+    if (checkName(c.id) == id && statusName(c.status) == status)
       return &c;
   return nullptr;
 }
@@ -58,7 +58,7 @@ TEST(Verifier, CopyIsVerified) {
   Module m = compile(kCopy);
   ASSERT_EQ(m.report().kernels.size(), 1u);
   const KernelReport &k = m.report().kernels[0];
-  EXPECT_EQ(k.verdict, "verified");
+  EXPECT_EQ(k.verdict, Verdict::Verified);
   EXPECT_GT(k.obligations, 5u);
   EXPECT_TRUE(k.trusted.empty());
   for (const char *id : {"bounds", "overflow", "race", "coverage", "postcondition"})
@@ -70,7 +70,7 @@ TEST(Verifier, EmptyBodyFailsCoverageWithCounterexample) {
   src = src.substr(0, src.find('{')) + "{\n}\n";
   Module m = compile(src);
   const KernelReport &k = m.report().kernels[0];
-  EXPECT_EQ(k.verdict, "failed");
+  EXPECT_EQ(k.verdict, Verdict::Failed);
   const CheckResult *c = find(k, "coverage", "failed");
   ASSERT_NE(c, nullptr);
   EXPECT_NE(value(*c, "n"), "<absent>");
@@ -122,7 +122,7 @@ kernel e(in x: f32[n], out y: f32[n], n: i32)
 }
 )");
   const KernelReport &k = m.report().kernels[0];
-  EXPECT_EQ(k.verdict, "verified");
+  EXPECT_EQ(k.verdict, Verdict::Verified);
   auto has = [&](const std::string &s) {
     return std::any_of(k.trusted.begin(), k.trusted.end(),
                        [&](const std::string &t) { return t.find(s) != std::string::npos; });
@@ -145,7 +145,7 @@ kernel pair(in x: f32[2 * n], out y: f32[n], n: i32)
 }
 )");
   const KernelReport &k = m.report().kernels[0];
-  EXPECT_EQ(k.verdict, "verified");
+  EXPECT_EQ(k.verdict, Verdict::Verified);
   ASSERT_EQ(k.tolerances.size(), 1u);
   EXPECT_EQ(k.tolerances[0].depth, 1);
   EXPECT_NEAR(k.tolerances[0].relative, std::ldexp(1.0, -24), 1e-12);
@@ -164,7 +164,7 @@ kernel masked(in x: i32[n], out y: i32[n], n: i32)
 }
 )");
   const KernelReport &k = m.report().kernels[0];
-  EXPECT_EQ(k.verdict, "unknown");
+  EXPECT_EQ(k.verdict, Verdict::Unknown);
   ASSERT_FALSE(k.checks.empty());
   EXPECT_NE(k.checks[0].message.find("bitwise"), std::string::npos);
 }

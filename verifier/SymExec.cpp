@@ -39,8 +39,9 @@ static std::string exprKey(const z3::expr &e) { return std::to_string(Z3_get_ast
 // Setup
 //===----------------------------------------------------------------------===//
 
-SymExec::SymExec(z3::context &z, ModuleOp, KernelOp kernel, FloatMode mode)
-    : z(z), kernel(kernel), mode(mode), pc(z.bool_val(true)), facts(z.bool_val(true)) {
+SymExec::SymExec(z3::context &z, KernelOp kernel, FloatMode mode)
+    : z(z), kernel(kernel), mode(mode), threadExists(z.bool_val(true)), pc(z.bool_val(true)),
+      facts(z.bool_val(true)) {
   auto blk = kernel.getBlock();
   for (int i = 0; i < 3; ++i)
     block[i] = blk[i];
@@ -128,6 +129,39 @@ z3::expr SymExec::threadRange(const std::vector<z3::expr> &tv) const {
 
 z3::expr SymExec::inRangeAll() const { return threadRange(threadVars); }
 
+/// A kernel-level fact must hold for every launch: proven once where some
+/// thread runs (the symbolic thread then stands for one of them) and once
+/// for a launch that runs no thread (the grid has a zero dimension).
+void SymExec::splitKernelObligations() {
+  size_t count = obligations.size();
+  for (size_t i = 0; i < count; ++i) {
+    if (obligations[i].scope != Obligation::Scope::Kernel)
+      continue;
+    obligations[i].scope = Obligation::Scope::Thread;
+    Obligation empty = obligations[i];
+    empty.scope = Obligation::Scope::EmptyLaunch;
+    empty.message += " (also when the launch runs no thread)";
+    empty.failMessage += " (the launch runs no thread)";
+    obligations.push_back(empty);
+  }
+}
+
+std::vector<z3::expr> SymExec::scopeAssumptions(Obligation::Scope scope) const {
+  std::vector<z3::expr> all = globalAssumptions;
+  if (scope == Obligation::Scope::Launch)
+    return all;
+  all.insert(all.end(), shapeFacts.begin(), shapeFacts.end());
+  if (scope == Obligation::Scope::EmptyLaunch) {
+    z3::expr someThread = z.bool_val(true);
+    for (const z3::expr &g : grid)
+      someThread = someThread && g >= 1;
+    all.push_back(!someThread);
+    return all;
+  }
+  all.push_back(threadExists);
+  return all;
+}
+
 void SymExec::unsupported(Operation *op, const std::string &why) {
   if (!unsupportedReason.empty())
     return;
@@ -137,7 +171,7 @@ void SymExec::unsupported(Operation *op, const std::string &why) {
     unsupportedLoc = srcLoc(op->getLoc());
 }
 
-void SymExec::addObligation(const std::string &id, Location loc, const std::string &msg,
+void SymExec::addObligation(CheckId id, Location loc, const std::string &msg,
                             const std::string &failMsg, z3::expr goal,
                             std::vector<z3::expr> extra, std::vector<Observable> obs) {
   Obligation o;
@@ -206,6 +240,16 @@ void SymExec::run() {
   execBlock(body);
   if (unsupportedReason.empty())
     finalChecks();
+  splitKernelObligations();
+  Obligation launchable;
+  launchable.id = CheckId::Precondition;
+  launchable.loc = srcLoc(kernel.getLoc());
+  launchable.message = "some launch satisfies the requires clauses";
+  launchable.failMessage = "no launch satisfies the requires clauses: every proof is vacuous";
+  launchable.goal = z.bool_val(false);
+  launchable.scope = Obligation::Scope::Launch;
+  launchable.vacuityProbe = true;
+  obligations.push_back(launchable);
 }
 
 void SymExec::execBlock(Block &block) {
@@ -294,7 +338,7 @@ void SymExec::checkOverflow(Operation &op, z3::expr r, unsigned width, bool isSi
   z3::expr lo = z.int_val(isSigned ? -(int64_t(1) << (width - 1)) : 0);
   z3::expr hi = isSigned ? z.int_val((int64_t)((uint64_t(1) << (width - 1)) - 1))
                          : z.int_val((uint64_t)(width == 64 ? ~uint64_t(0) : (uint64_t(1) << width) - 1));
-  addObligation("overflow", op.getLoc(),
+  addObligation(CheckId::Overflow, op.getLoc(),
                 "the " + op.getName().getStringRef().str() + " result fits in i" + std::to_string(width),
                 "integer overflow: the result leaves the range of i" + std::to_string(width),
                 r >= lo && r <= hi);
@@ -336,10 +380,10 @@ z3::expr SymExec::intOp(Operation &op) {
     int64_t bc;
     z3::expr minv = z.int_val(-(int64_t(1) << (w - 1)));
     if (!inSpec)
-      addObligation("overflow", op.getLoc(), "the divisor is not zero",
+      addObligation(CheckId::Overflow, op.getLoc(), "the divisor is not zero",
                     "division by zero", b != 0);
     if (!inSpec && !(isConst(b.simplify(), bc) && bc != -1))
-      addObligation("overflow", op.getLoc(), "the division does not overflow",
+      addObligation(CheckId::Overflow, op.getLoc(), "the division does not overflow",
                     "integer overflow: INT_MIN / -1", !(a == minv && b == -1));
     if (isConst(b.simplify(), bc) && bc > 0) {
       z3::expr bn = z.int_val(bc);
@@ -551,7 +595,7 @@ void SymExec::execOp(Operation &op) {
     unsigned w = op.getResult(0).getType().getIntOrFloatBitWidth();
     z3::expr a = toUnsigned(get(op.getOperand(0)), w), b = toUnsigned(get(op.getOperand(1)), w);
     if (isa<arith::DivUIOp, arith::RemUIOp>(op) && !inSpec)
-      addObligation("overflow", loc, "the divisor is not zero", "division by zero", b != 0);
+      addObligation(CheckId::Overflow, loc, "the divisor is not zero", "division by zero", b != 0);
     int64_t c;
     if (isa<arith::ShRUIOp>(op)) {
       if (!isConst(b.simplify(), c) || c < 0 || c >= (int64_t)w) {
@@ -713,9 +757,15 @@ void SymExec::execOp(Operation &op) {
   }
   if (auto s = dyn_cast<ShapeOp>(op)) {
     auto &mi = mems.at(key(s.getBuffer()));
-    for (Value d : s.getDims()) {
+    for (auto [i, d] : llvm::enumerate(s.getDims())) {
       mi.dims.push_back(get(d));
-      globalAssumptions.push_back(get(d) >= 0);
+      addObligation(CheckId::Launch, loc,
+                    "dimension " + std::to_string(i) + " of '" + mi.name + "' is not negative",
+                    "dimension " + std::to_string(i) + " of buffer '" + mi.name +
+                        "' is negative for an allowed launch",
+                    get(d) >= 0);
+      obligations.back().scope = Obligation::Scope::Launch;
+      shapeFacts.push_back(get(d) >= 0);
     }
     return;
   }
@@ -723,12 +773,16 @@ void SymExec::execOp(Operation &op) {
     for (Value g : l.getGrid())
       grid.push_back(get(g));
     int64_t limits[] = {(int64_t(1) << 31) - 1, 65535, 65535};
-    for (int i = 0; i < 3; ++i)
-      addObligation("precondition", loc,
+    for (int i = 0; i < 3; ++i) {
+      addObligation(CheckId::Launch, loc,
                     std::string("grid dimension ") + "xyz"[i] + " is within the launch limits",
-                    "the launch clause computes an invalid grid dimension",
-                    grid[i] >= 0 && grid[i] <= z.int_val(limits[i]));
-    globalAssumptions.push_back(inRangeAll());
+                    std::string("the launch clause computes an invalid grid dimension ") +
+                        "xyz"[i] + " (allowed: 0 to " + std::to_string(limits[i]) + ")",
+                    grid[i] >= 0 && grid[i] <= z.int_val(limits[i]), {},
+                    {{std::string("gridDim.") + "xyz"[i], grid[i]}});
+      obligations.back().scope = Obligation::Scope::Launch;
+    }
+    threadExists = inRangeAll();
     return;
   }
   if (auto r = dyn_cast<RequiresOp>(op)) {
@@ -753,9 +807,13 @@ void SymExec::execOp(Operation &op) {
     std::vector<z3::expr> extra;
     std::vector<Observable> obs;
     z3::expr g = evalGoal(a.getCond(), extra, obs);
-    std::string id = stringifyAssertKind(a.getKind()).str();
-    addObligation(id, loc, id == "assert" ? "the assertion holds" : "the " + id + " of the called fn holds",
-                  id == "assert" ? "assertion may fail" : "the " + id + " of the called fn may fail", g,
+    std::string kind = stringifyAssertKind(a.getKind()).str();
+    bool plain = a.getKind() == AssertKind::Assert;
+    CheckId id = plain ? CheckId::Assert
+                 : a.getKind() == AssertKind::Precondition ? CheckId::Precondition
+                                                          : CheckId::Postcondition;
+    addObligation(id, loc, plain ? "the assertion holds" : "the " + kind + " of the called fn holds",
+                  plain ? "assertion may fail" : "the " + kind + " of the called fn may fail", g,
                   extra, obs);
     facts = facts && evalRegion(a.getCond());
     return;
@@ -763,7 +821,12 @@ void SymExec::execOp(Operation &op) {
   if (auto a = dyn_cast<AssumeOp>(op)) {
     SrcLoc s = srcLoc(loc);
     trusted.insert("assume at " + s.file + ":" + std::to_string(s.line));
-    facts = facts && evalRegion(a.getCond());
+    z3::expr assumed = evalRegion(a.getCond());
+    addObligation(CheckId::Assume, loc, "the assumption can hold here",
+                  "the assumption never holds here: everything after it is vacuously verified",
+                  !assumed);
+    obligations.back().vacuityProbe = true;
+    facts = facts && assumed;
     return;
   }
   if (auto t = dyn_cast<ThreadIdOp>(op)) {
@@ -991,7 +1054,7 @@ void SymExec::execIf(scf::IfOp op) {
     // Only sound when the condition is not block-uniform, in which case the
     // barriers inside are reported as divergent. Never a silent pass.
     Obligation o;
-    o.id = "barrier-divergence";
+    o.id = CheckId::BarrierDivergence;
     o.loc = srcLoc(op.getLoc());
     o.unsupported = "the branches of this conditional pass different numbers of barriers";
     obligations.push_back(o);
@@ -1056,7 +1119,7 @@ void SymExec::loopInvariants(Region &region, std::optional<z3::expr> iv, bool ch
       if (inv.getApprox() != (mode == FloatMode::Real))
         continue;
       if (check)
-        addObligation("invariant", inv.getLoc(), "the loop invariant holds " + when,
+        addObligation(CheckId::Invariant, inv.getLoc(), "the loop invariant holds " + when,
                       "the loop invariant may not hold " + when, get(inv.getCond()));
       else
         facts = facts && get(inv.getCond());
@@ -1075,7 +1138,7 @@ static void storedLocals(Region &r, std::set<const void *> &out) {
 void SymExec::execFor(ForOp op) {
   z3::expr lo = get(op.getLo()), hi = get(op.getHi()), st = get(op.getStep());
   Location loc = op.getLoc();
-  addObligation("precondition", loc, "the loop step is positive", "the loop step may be <= 0", st > 0);
+  addObligation(CheckId::Precondition, loc, "the loop step is positive", "the loop step may be <= 0", st > 0);
   int64_t l, h, s;
   z3::expr los = lo.simplify(), his = hi.simplify(), sts = st.simplify();
   auto checkInvariants = [&](z3::expr iv, const std::string &when) {
@@ -1195,7 +1258,7 @@ void SymExec::execAccess(Operation *op, Value ref, ValueRange indices, Event::Ki
     obs.push_back({mi.name + " index " + std::to_string(d), idx[d]});
   for (size_t d = 0; d < mi.dims.size(); ++d)
     obs.push_back({mi.name + " dim " + std::to_string(d), mi.dims[d]});
-  addObligation("bounds", op->getLoc(),
+  addObligation(CheckId::Bounds, op->getLoc(),
                 std::string(kind == Event::Read ? "read of " : "write of ") + mi.name + " is in bounds",
                 "out-of-bounds " + std::string(kind == Event::Read ? "read of '" : "write of '") + mi.name + "'",
                 inBounds, {}, obs);
@@ -1209,7 +1272,7 @@ void SymExec::execAccess(Operation *op, Value ref, ValueRange indices, Event::Ki
         in = in && idx[d] >= boxes[b + d].first && idx[d] < boxes[b + d].second;
       inBox = inBox || in;
     }
-    addObligation("contract", op->getLoc(),
+    addObligation(CheckId::Contract, op->getLoc(),
                   std::string("the access of ") + mi.name + " is inside its '" + (writes ? "writes" : "reads") + "' clause",
                   std::string("access of '") + mi.name + "' outside its '" + (writes ? "writes" : "reads") + "' clause",
                   inBox, {}, obs);
@@ -1553,7 +1616,7 @@ MemRef SymExec::mergeNode(const void *mem, MemRef prev, const std::vector<const 
       return node;
     }
     Obligation o;
-    o.id = mems.at(mem).shared ? "race" : "coverage";
+    o.id = mems.at(mem).shared ? CheckId::Race : CheckId::Coverage;
     o.loc = e->loc;
     o.message = "each element of '" + mems.at(mem).name + "' written here has one writer the verifier can name";
     o.failMessage = "could not determine which thread writes this element of '" + mems.at(mem).name + "'";
@@ -1595,7 +1658,7 @@ void SymExec::execBarrier(BarrierOp op) {
       std::vector<z3::expr> extra;
       std::vector<Observable> obs;
       z3::expr g = evalGoal(op.getContract(), extra, obs);
-      addObligation("barrier-contract", op.getLoc(), "the barrier contract holds when the block arrives",
+      addObligation(CheckId::BarrierContract, op.getLoc(), "the barrier contract holds when the block arrives",
                     "the barrier contract may not hold when the block arrives", g, extra, obs);
     }
     for (auto &[mem, mi] : mems) {
@@ -1798,7 +1861,7 @@ void SymExec::checkUniformity() {
   pc = z.bool_val(true);
   for (auto &[bpc, loc] : barriers) {
     Obligation o;
-    o.id = "barrier-divergence";
+    o.id = CheckId::BarrierDivergence;
     o.loc = loc;
     o.message = "every thread of the block reaches this barrier, or none does";
     o.failMessage = "barrier reached by thread A but not by thread B of the same block";
@@ -1810,7 +1873,7 @@ void SymExec::checkUniformity() {
   int64_t size = block[0] * block[1] * block[2];
   for (auto &[cpc, loc, mask] : collectives) {
     Obligation o;
-    o.id = "warp-convergence";
+    o.id = CheckId::WarpConvergence;
     o.loc = loc;
     z3::expr sameWarp = sameBlock && lin(A) / z.int_val(32) == lin(B) / z.int_val(32);
     o.assumptions = {threadRange(A), threadRange(B), sameWarp, renamed(cpc, {}, "@A", false)};
@@ -1881,7 +1944,7 @@ void SymExec::raceChecks() {
       if (!mi.shared)
         concurrent = concurrent || !sameBlock;
       Obligation o;
-      o.id = "race";
+      o.id = CheckId::Race;
       o.loc = b.loc;
       bool ww = a.kind != Event::Read && b.kind != Event::Read;
       o.message = "no two threads access the same element of '" + mi.name + "' concurrently";
@@ -1915,7 +1978,7 @@ void SymExec::raceChecks() {
       // Out buffers: every element written exactly once, also by one thread.
       if (ww && !mi.shared && mi.access == BufferAccess::Out && (i != j || !a.iters.empty())) {
         Obligation u;
-        u.id = "coverage";
+        u.id = CheckId::Coverage;
         u.loc = b.loc;
         u.message = "each element of '" + mi.name + "' is written at most once";
         u.failMessage = "an element of out buffer '" + mi.name + "' is written more than once by one thread";
@@ -1963,7 +2026,7 @@ void SymExec::finalChecks() {
       if (e->kind != Event::Atomic || !isa<FloatType>(mems.at(e->mem).elemType))
         continue;
       Obligation o;
-      o.id = "determinism";
+      o.id = CheckId::Determinism;
       o.loc = e->loc;
       o.message = "the floating-point atomic on '" + mems.at(e->mem).name + "' is never executed";
       o.failMessage = "floating-point atomic on '" + mems.at(e->mem).name +
@@ -2008,7 +2071,8 @@ void SymExec::finalChecks() {
         }
       }
       Obligation o;
-      o.id = "coverage";
+      o.id = CheckId::Coverage;
+      o.memoryName = mi.name;
       o.loc = srcLoc(kernel.getLoc());
       o.assumptions = witnessFacts;
       witnessFacts.clear();
@@ -2017,6 +2081,7 @@ void SymExec::finalChecks() {
       o.assumptions.push_back(region);
       o.goal = cov;
       o.observables = obs;
+      o.scope = Obligation::Scope::Kernel;
       obligations.push_back(o);
     }
   }
@@ -2029,8 +2094,9 @@ void SymExec::finalChecks() {
       std::vector<z3::expr> extra;
       std::vector<Observable> obs;
       z3::expr g = evalGoal(ens.getCond(), extra, obs);
-      addObligation("postcondition", ens.getLoc(), "the postcondition holds",
+      addObligation(CheckId::Postcondition, ens.getLoc(), "the postcondition holds",
                     "the postcondition may not hold", g, extra, obs);
+      obligations.back().scope = Obligation::Scope::Kernel;
     }
     if (ens.getApprox()) {
       // Rounding depth of the values the code wrote: the depth of the
@@ -2151,7 +2217,7 @@ bool SymExec::writerPostcondition(EnsuresOp ens) {
       o2.push_back({all[i].name.substr(9), all[i].term});
     obs.insert(obs.end(), o2.begin(), o2.end());
     obs.push_back({mi.name + " written", *e.value});
-    addObligation("postcondition", ens.getLoc(),
+    addObligation(CheckId::Postcondition, ens.getLoc(),
                   "the value written at line " + std::to_string(e.loc.line) + " satisfies the postcondition",
                   "the value written at line " + std::to_string(e.loc.line) + " may violate the postcondition",
                   g, extra, obs);
@@ -2177,10 +2243,11 @@ bool SymExec::writerPostcondition(EnsuresOp ens) {
     obs.push_back({mi.name + " index " + std::to_string(d), t[d]});
   extra.insert(extra.end(), witnessFacts.begin(), witnessFacts.end());
   witnessFacts.clear();
-  addObligation("postcondition", ens.getLoc(),
+  addObligation(CheckId::Postcondition, ens.getLoc(),
                 "every element of '" + mi.name + "' the postcondition names is written",
                 "no thread writes the element of out buffer '" + mi.name + "' the postcondition names", cov,
                 extra, obs);
+  obligations.back().scope = Obligation::Scope::Kernel;
   return true;
 }
 

@@ -9,6 +9,7 @@
 #ifndef KUIPER_VERIFIER_SYMEXEC_H
 #define KUIPER_VERIFIER_SYMEXEC_H
 
+#include "kuiper/Checks.h"
 #include "kuiper/Dialect/Kuiper/IR/Kuiper.h"
 
 #include <z3++.h>
@@ -40,7 +41,7 @@ struct Observable {
 
 /// One proof obligation: under `assumptions`, `goal` must hold.
 struct Obligation {
-  std::string id;
+  CheckId id;
   SrcLoc loc;
   std::string message;     ///< what is proven
   std::string failMessage; ///< what a counterexample means
@@ -48,8 +49,20 @@ struct Obligation {
   std::optional<z3::expr> goal;
   std::vector<Observable> observables;
   std::string unsupported; ///< non-empty: cannot be checked (verdict unknown)
+  std::string memoryName;  ///< the buffer a coverage obligation is about
   bool lemma = false;      ///< a modelling lemma: failure means "unknown"
   bool finding = false;    ///< a finding, not an error: failure means "warning"
+  /// What the obligation may assume besides the requires clauses:
+  /// Launch (the launch's own validity: nothing else), Kernel (valid buffer
+  /// shapes; coverage and postconditions, which must also hold for a launch
+  /// that runs no thread) or Thread (valid shapes, and that the symbolic
+  /// thread is one of the launch).
+  /// Kernel obligations are split by run() into a Thread one and an
+  /// EmptyLaunch one (the same goal when no thread runs).
+  enum class Scope { Launch, Kernel, Thread, EmptyLaunch } scope = Scope::Thread;
+  /// A vacuity probe: the goal is the negation of an assumption; "proved"
+  /// means the assumption is contradictory (a warning), "failed" is fine.
+  bool vacuityProbe = false;
   /// Extra assumptions, justified by other obligations (lemmas), for a second
   /// attempt when the first one is undecided.
   std::vector<z3::expr> fallback;
@@ -102,11 +115,16 @@ struct MemInfo {
 
 class SymExec {
 public:
-  SymExec(z3::context &z, mlir::ModuleOp module, kuiper::KernelOp kernel, FloatMode mode);
+  SymExec(z3::context &z, kuiper::KernelOp kernel, FloatMode mode);
 
   /// Runs the kernel body. Returns false on an internal/unsupported error
   /// (recorded as an obligation with `unsupported`).
   void run();
+
+  /// The assumptions an obligation of `scope` is proven under.
+  std::vector<z3::expr> scopeAssumptions(Obligation::Scope scope) const;
+  /// Valid facts about the terms that occur in `roots`.
+  std::vector<z3::expr> relevantFacts(const std::vector<z3::expr> &roots) const;
 
   std::vector<Obligation> obligations;
   std::set<std::string> trusted;
@@ -133,11 +151,17 @@ private:
   /// Valid arithmetic facts about the witnesses built since the last use.
   std::vector<z3::expr> witnessFacts;   ///< step of each `for` iteration var (0 for while)
   std::vector<unsigned> iterScope;  ///< iteration vars currently in scope
-  std::vector<z3::expr> globalAssumptions; ///< requires, param ranges, grid limits
+  std::vector<z3::expr> globalAssumptions; ///< requires, param ranges, shapes
+  /// The symbolic thread is one of the launch (its ids are within the block
+  /// and grid dimensions). Implies a non-empty grid, so only per-thread
+  /// obligations assume it.
+  z3::expr threadExists;
+  /// Buffer dimensions are non-negative (proven as `launch` obligations).
+  std::vector<z3::expr> shapeFacts;
+  void splitKernelObligations();
   /// Valid facts about particular terms (sum definitions, writers' facts),
   /// added to an obligation only when the term occurs in it.
   std::vector<std::pair<z3::expr, z3::expr>> termFacts;
-  std::vector<z3::expr> relevantFacts(const std::vector<z3::expr> &roots) const;
   std::vector<Observable> params;
 
   // Values.
@@ -184,7 +208,7 @@ private:
   z3::expr threadRange(const std::vector<z3::expr> &tv) const;
   z3::expr inRangeAll() const;
   void unsupported(mlir::Operation *op, const std::string &why);
-  void addObligation(const std::string &id, mlir::Location loc, const std::string &msg,
+  void addObligation(CheckId id, mlir::Location loc, const std::string &msg,
                      const std::string &failMsg, z3::expr goal,
                      std::vector<z3::expr> extra = {}, std::vector<Observable> obs = {});
 

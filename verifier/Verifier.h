@@ -5,17 +5,30 @@
 #include "kuiper/Report.h"
 #include "mlir/IR/BuiltinOps.h"
 
+#include <cstdint>
+#include <functional>
 #include <string>
 
 namespace kuiper {
 
+/// Z3 resource units per second of solving on the reference 2-core machine:
+/// `--timeout S` becomes a resource limit of S times this, so that verdicts do
+/// not depend on the machine's load.
+constexpr uint64_t kResourceUnitsPerSecond = 15'000'000;
+
 struct VerifyOptions {
-  unsigned timeoutMs = 10000; ///< per obligation
+  /// Resource limit of one obligation's full solver stage (10 s worth).
+  uint64_t rlimit = 10 * kResourceUnitsPerSecond;
+  /// Wall-clock budget of one kernel in seconds (0: none). When it runs out,
+  /// the remaining obligations are "unknown (budget)": never "verified".
+  double budgetSeconds = 60;
   unsigned jobs = 0;          ///< solver threads; 0 = one per core
   bool useCache = true;       ///< on-disk cache keyed by the SMT text's hash
   std::string cacheDir;       ///< default: $XDG_CACHE_HOME/kuiper or ~/.cache/kuiper
   bool keepSMT = false;       ///< fill CheckResult::smt
   bool releaseMemory = true;  ///< false: leave the solver context to process exit
+  /// Called with one line of progress for kernels that take over a second.
+  std::function<void(const std::string &)> progress;
 };
 
 /// Verifies every kernel of `module` (kuiper IR as produced by codegen).

@@ -219,7 +219,7 @@ private:
       grid.push_back(expr(*g));
     while (grid.size() < 3)
       grid.push_back(intConst(l, b.getI32Type(), 1));
-    LaunchOp::create(b, l, grid);
+    LaunchOp::create(b, k.gridDims.empty() ? l : loc(k.gridDims.front()->loc), grid);
     for (const auto &r : k.requires_) {
       auto req = RequiresOp::create(b, loc(r.loc));
       specRegion(req.getCond(), *r.cond);

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <functional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -46,7 +47,15 @@ struct CompileOptions {
   bool verify = true;               ///< run the verifier
   bool emitPTX = true;              ///< lower to PTX (refused when verification fails)
   std::vector<std::string> importPaths;
+  /// Solver effort per obligation, in milliseconds of the reference 2-core
+  /// machine: converted to Z3 resource units, so that verdicts do not depend
+  /// on the machine's load (never a wall-clock limit).
   unsigned solverTimeoutMs = 10000;
+  /// Wall-clock budget per kernel in seconds (0: none); when it runs out the
+  /// remaining obligations are reported unknown, never verified.
+  double budgetSeconds = 60;
+  /// Receives progress lines for kernels that take over a second (nullptr: none).
+  std::function<void(const std::string &)> progress;
   unsigned jobs = 0;                ///< solver threads, 0 = one per core
   bool useCache = true;
   bool keepSMT = false;             ///< keep each obligation's SMT-LIB text in the report

@@ -7,6 +7,8 @@
 #ifndef KUIPER_REPORT_H
 #define KUIPER_REPORT_H
 
+#include "kuiper/Checks.h"
+
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -17,8 +19,8 @@ namespace kuiper {
 
 /// One proof obligation's outcome.
 struct CheckResult {
-  std::string id;       ///< check id: bounds, overflow, race, coverage, ...
-  std::string status;   ///< "proved", "failed" or "unknown"
+  CheckId id = CheckId::Internal;            ///< the check (Checks.def)
+  CheckStatus status = CheckStatus::Unknown; ///< its outcome
   std::string file;     ///< source file
   int line = 0, col = 0;
   std::string message;  ///< one-line meaning ("y[i] is written by some thread")
@@ -43,10 +45,21 @@ struct Tolerance {
   int depth = 0;          ///< rounding depth d
 };
 
+/// The verdict on one kernel.
+enum class Verdict {
+  Verified,    ///< every obligation proved
+  Failed,      ///< some obligation has a counterexample
+  Unknown,     ///< none failed, some undecided: never a pass
+  NotVerified, ///< verification was not run (--no-verify)
+};
+
+/// "verified", "failed", "unknown" or "not-verified".
+const char *verdictName(Verdict verdict);
+
 /// Verification result of one kernel.
 struct KernelReport {
   std::string name;
-  std::string verdict; ///< "verified", "failed", "unknown" or "not-verified"
+  Verdict verdict = Verdict::Unknown;
   double timeMs = 0;
   std::vector<std::string> trusted;
   std::vector<CheckResult> checks;
@@ -62,7 +75,7 @@ struct Report {
     if (kernels.empty())
       return false;
     for (const auto &k : kernels)
-      if (k.verdict != "verified")
+      if (k.verdict != Verdict::Verified)
         return false;
     return true;
   }

@@ -304,7 +304,7 @@ int main(int argc, char **argv) {
       for (const KernelReport &x : m->report().kernels)
         if (x.name == k.name)
           kr = &x;
-      r.verdict = kr ? kr->verdict : "?";
+      r.verdict = kr ? verdictName(kr->verdict) : "?";
       if (!m->report().verified() || m->ptx().empty()) {
         r.status = "FAIL";
         r.note = "not verified: no PTX";

@@ -1,5 +1,6 @@
-//===- kuiper-opt.cpp - mlir-opt with the kuiper dialect ------------------===//
+//===- kuiper-opt.cpp - mlir-opt with the kuiper dialect and passes -------===//
 #include "kuiper/Dialect/Kuiper/IR/Kuiper.h"
+#include "kuiper/Verifier/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -10,6 +11,7 @@ int main(int argc, char **argv) {
   registry.insert<kuiper::KuiperDialect, mlir::arith::ArithDialect,
                   mlir::scf::SCFDialect, mlir::memref::MemRefDialect,
                   mlir::math::MathDialect, mlir::func::FuncDialect>();
+  kuiper::registerVerifierPasses();
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "Kuiper optimizer driver\n", registry));
 }

@@ -296,8 +296,8 @@ int run(const Options &o) {
     std::ostringstream os;
     for (const auto &k : module.report().kernels)
       for (const auto &c : k.checks)
-        os << "; ---- " << c.id << " " << c.location() << " (kernel " << k.name << ", "
-           << c.status << ")\n"
+        os << "; ---- " << checkName(c.id) << " " << c.location() << " (kernel " << k.name
+           << ", " << statusName(c.status) << ")\n"
            << c.smt << (c.smt.empty() || c.smt.back() == '\n' ? "" : "\n");
     if (!writeOutput(out, os.str()))
       return Internal;

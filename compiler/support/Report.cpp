@@ -15,6 +15,20 @@ namespace kuiper {
 
 const char *version() { return "0.1.0"; }
 
+const char *verdictName(Verdict verdict) {
+  switch (verdict) {
+  case Verdict::Verified:
+    return "verified";
+  case Verdict::Failed:
+    return "failed";
+  case Verdict::Unknown:
+    return "unknown";
+  case Verdict::NotVerified:
+    return "not-verified";
+  }
+  return "unknown";
+}
+
 namespace {
 
 //===----------------------------------------------------------------------===//
@@ -94,7 +108,7 @@ private:
   std::vector<bool> first;
 };
 
-bool isFailure(const CheckResult &c) { return c.status != "proved"; }
+bool isFailure(const CheckResult &c) { return c.status != CheckStatus::Proved; }
 
 /// `file:line:col` of a check; the report's file and no position when unknown.
 std::string locationOf(const CheckResult &c, const std::string &reportFile) {
@@ -102,27 +116,6 @@ std::string locationOf(const CheckResult &c, const std::string &reportFile) {
   if (c.line <= 0)
     return f;
   return f + ":" + std::to_string(c.line) + ":" + std::to_string(c.col);
-}
-
-/// One-line description of each check id of LANGUAGE.md §6.
-const std::vector<std::pair<std::string, std::string>> &knownChecks() {
-  static const std::vector<std::pair<std::string, std::string>> checks = {
-      {"bounds", "every access is in bounds of its buffer or shared array"},
-      {"overflow", "no integer operation overflows its type or faults"},
-      {"race", "no data race within a block or between blocks"},
-      {"barrier-divergence", "every barrier is reached by all threads of the block or by none"},
-      {"warp-convergence", "mask-less warp collectives run with all 32 lanes active; "
-                           "a mask equals the active lanes"},
-      {"contract", "no global access outside the reads/writes clauses"},
-      {"coverage", "every element of every out region is written exactly once"},
-      {"precondition", "preconditions of called fns and of the launch hold"},
-      {"assert", "every assert holds"},
-      {"invariant", "every loop invariant holds on entry and is preserved"},
-      {"barrier-contract", "every barrier contract holds when the block arrives"},
-      {"postcondition", "every ensures clause holds"},
-      {"determinism", "the result does not depend on scheduling"},
-  };
-  return checks;
 }
 
 } // namespace
@@ -143,7 +136,7 @@ std::string Report::toJSON() const {
     w.key("");
     w.open('{');
     w.field("name", quote(k.name));
-    w.field("verdict", quote(k.verdict));
+    w.field("verdict", quote(verdictName(k.verdict)));
     w.field("time_ms", number(k.timeMs));
     w.field("obligations", std::to_string(k.obligations));
     w.key("trusted");
@@ -168,8 +161,8 @@ std::string Report::toJSON() const {
     for (const auto &c : k.checks) {
       w.key("");
       w.open('{');
-      w.field("id", quote(c.id));
-      w.field("status", quote(c.status));
+      w.field("id", quote(checkName(c.id)));
+      w.field("status", quote(statusName(c.status)));
       w.field("location", quote(locationOf(c, file)));
       w.field("message", quote(c.message));
       w.key("counterexample");
@@ -199,18 +192,10 @@ std::string Report::toJSON() const {
 //===----------------------------------------------------------------------===//
 
 std::string Report::toSARIF() const {
-  std::vector<std::pair<std::string, std::string>> rules = knownChecks();
-  for (const auto &k : kernels)
-    for (const auto &c : k.checks) {
-      bool known = false;
-      for (const auto &r : rules)
-        known |= r.first == c.id;
-      if (!known)
-        rules.push_back({c.id, "Kuiper check '" + c.id + "'"});
-    }
-  auto ruleIndex = [&](const std::string &id) {
+  const std::vector<CheckId> &rules = allChecks();
+  auto ruleIndex = [&](CheckId id) {
     for (size_t i = 0; i < rules.size(); ++i)
-      if (rules[i].first == id)
+      if (rules[i] == id)
         return i;
     return size_t(0);
   };
@@ -232,13 +217,13 @@ std::string Report::toSARIF() const {
   w.field("version", quote(version()));
   w.key("rules");
   w.open('[');
-  for (const auto &[id, text] : rules) {
+  for (CheckId id : rules) {
     w.key("");
     w.open('{');
-    w.field("id", quote(id));
+    w.field("id", quote(checkName(id)));
     w.key("shortDescription");
     w.open('{');
-    w.field("text", quote(text));
+    w.field("text", quote(checkSummary(id)));
     w.close('}');
     w.close('}');
   }
@@ -252,8 +237,8 @@ std::string Report::toSARIF() const {
       if (!isFailure(c))
         continue;
       std::string text = "kernel " + k.name + ": " + c.message;
-      if (c.status != "failed")
-        text += " (not proven: " + c.status + ")";
+      if (c.status != CheckStatus::Failed)
+        text += std::string(" (not proven: ") + statusName(c.status) + ")";
       if (!c.counterexample.empty()) {
         text += "; counterexample:";
         for (const auto &[name, value] : c.counterexample)
@@ -266,9 +251,9 @@ std::string Report::toSARIF() const {
                 (c.observed.empty() ? std::string() : ": " + c.observed);
       w.key("");
       w.open('{');
-      w.field("ruleId", quote(c.id));
+      w.field("ruleId", quote(checkName(c.id)));
       w.field("ruleIndex", std::to_string(ruleIndex(c.id)));
-      w.field("level", quote(c.status == "failed" ? "error" : "warning"));
+      w.field("level", quote(c.status == CheckStatus::Failed ? "error" : "warning"));
       w.key("message");
       w.open('{');
       w.field("text", quote(text));
@@ -320,10 +305,10 @@ std::string Report::toText() const {
       if (!isFailure(c))
         continue;
       std::string where = locationOf(c, file) + ": ";
-      os << where << (c.status == "warning" ? "warning: " : "error: ") << c.message << " ["
-         << c.id << "]\n";
-      if (c.status != "failed" && c.status != "warning")
-        os << where << "note: not proven: the solver answered " << c.status << " after "
+      os << where << (c.status == CheckStatus::Warning ? "warning: " : "error: ") << c.message
+         << " [" << checkName(c.id) << "]\n";
+      if (c.status == CheckStatus::Unknown)
+        os << where << "note: not proven: the solver answered unknown after "
            << ms(c.timeMs) << "\n";
       if (!c.counterexample.empty()) {
         os << where << "note: counterexample:";
@@ -347,26 +332,26 @@ std::string Report::toText() const {
   for (const auto &k : kernels) {
     unsigned proved = 0, failed = 0, unknown = 0, warnings = 0;
     for (const auto &c : k.checks) {
-      if (c.status == "proved")
+      if (c.status == CheckStatus::Proved)
         ++proved;
-      else if (c.status == "warning")
+      else if (c.status == CheckStatus::Warning)
         ++warnings;
-      else if (c.status == "failed")
+      else if (c.status == CheckStatus::Failed)
         ++failed;
       else
         ++unknown;
     }
     os << "kernel " << k.name << ": ";
-    if (k.verdict == "not-verified") {
+    if (k.verdict == Verdict::NotVerified) {
       os << "NOT VERIFIED (verification skipped)\n";
       continue;
     }
-    if (k.verdict == "verified")
+    if (k.verdict == Verdict::Verified)
       os << "verified";
-    else if (k.verdict == "failed")
+    else if (k.verdict == Verdict::Failed)
       os << "FAILED";
     else
-      os << "NOT PROVEN (" << k.verdict << ")";
+      os << "NOT PROVEN (" << verdictName(k.verdict) << ")";
     os << " \xE2\x80\x94 " << proved << " checks proved";
     if (failed)
       os << ", " << failed << " failed";

@@ -1,0 +1,371 @@
+//===- KernelVerifier.cpp - Obligations of one kernel, decided ------------===//
+//
+// Runs the symbolic execution of a kernel (once with IEEE floats, and once
+// over the reals when it has approx clauses), hands the obligations to the
+// solver layer and turns the answers into the report: statuses, messages,
+// counterexamples, derived tolerances and the trust base.
+//
+//===----------------------------------------------------------------------===//
+#include "verifier/Verifier.h"
+#include "verifier/SymExec.h"
+#include "verifier/solver/ModelText.h"
+#include "verifier/solver/Solver.h"
+
+#include "llvm/Support/Debug.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <set>
+
+#define DEBUG_TYPE "kuiper-verify"
+
+using namespace mlir;
+using namespace kuiper;
+using namespace kuiper::verifier;
+
+namespace {
+
+double msSince(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
+      .count();
+}
+
+/// Whether a kernel has clauses proven over the reals.
+bool hasApproxClauses(KernelOp kernel) {
+  bool approx = false;
+  kernel.walk([&](Operation *op) {
+    if (auto e = dyn_cast<EnsuresOp>(op))
+      approx |= e.getApprox();
+    else if (auto b = dyn_cast<BarrierOp>(op))
+      approx |= b.getApprox();
+    else if (auto i = dyn_cast<InvariantOp>(op))
+      approx |= i.getApprox();
+    else if (auto a = dyn_cast<AssertOp>(op))
+      approx |= a.getApprox();
+  });
+  return approx;
+}
+
+/// The rounding bound of an approx clause with rounding depth `depth`.
+Tolerance toleranceOf(const std::string &clause, int depth) {
+  Tolerance t;
+  t.clause = clause;
+  double unitRoundoff = std::ldexp(1.0, -24);
+  char buf[256];
+  if (depth < 0) {
+    // Part of the value comes through a cut loop or a barrier contract: its
+    // depth grows with the trip count.
+    t.depth = -depth - 1;
+    t.relative = -1;
+    std::snprintf(buf, sizeof buf,
+                  "no constant bound: rounding depth %d in the code after the last loop or "
+                  "barrier contract, plus one per iteration of the loop before it: "
+                  "|y - exact| <= gamma(d) * sum|terms| with d = %d + iterations",
+                  t.depth, t.depth);
+  } else {
+    t.depth = depth;
+    t.relative = depth * unitRoundoff / (1 - depth * unitRoundoff);
+    std::snprintf(buf, sizeof buf, "|y - exact| <= %.3g * sum|terms| (f32, rounding depth %d)",
+                  t.relative, depth);
+  }
+  t.bound = buf;
+  return t;
+}
+
+CheckResult resultAt(CheckId id, const SrcLoc &loc) {
+  CheckResult c;
+  c.id = id;
+  c.file = loc.file;
+  c.line = loc.line;
+  c.col = loc.col;
+  return c;
+}
+
+Verdict verdictOf(const std::vector<CheckResult> &checks) {
+  bool failed = false, unknown = false;
+  for (const CheckResult &c : checks) {
+    failed |= c.status == CheckStatus::Failed;
+    unknown |= c.status == CheckStatus::Unknown;
+  }
+  return failed ? Verdict::Failed : unknown ? Verdict::Unknown : Verdict::Verified;
+}
+
+} // namespace
+
+namespace kuiper::verifier {
+
+/// Verifies one kernel: builds obligations in both float modes and solves them.
+class KernelVerifier {
+public:
+  KernelVerifier(KernelOp kernel, const VerifyOptions &opts)
+      : kernel(kernel), opts(opts), start(std::chrono::steady_clock::now()) {}
+
+  KernelReport run();
+
+private:
+  KernelOp kernel;
+  const VerifyOptions &opts;
+  std::chrono::steady_clock::time_point start;
+  std::set<std::string> trusted;
+
+  void verifyInMode(z3::context &z, FloatMode mode, KernelReport &report);
+  std::vector<solver::Query> buildQueries(z3::context &z, SymExec &ex);
+  void solve(std::vector<solver::Query> &queries, SymExec &ex);
+  void addResults(z3::context &z, SymExec &ex, std::vector<solver::Query> &queries,
+                  KernelReport &report);
+  CheckResult resultOf(z3::context &z, SymExec &ex, Obligation &o, solver::Query &q);
+  void vacuityResult(Obligation &o, CheckResult &c);
+  void counterexample(z3::context &z, SymExec &ex, Obligation &o, CheckResult &c);
+};
+
+KernelReport KernelVerifier::run() {
+  KernelReport report;
+  report.name = kernel.getSymName().str();
+  // Tearing a large context down takes long; a tool about to exit may skip it.
+  auto *context = new z3::context;
+  try {
+    verifyInMode(*context, FloatMode::Exact, report);
+    if (hasApproxClauses(kernel))
+      verifyInMode(*context, FloatMode::Real, report);
+  } catch (z3::exception &e) {
+    CheckResult c = resultAt(CheckId::Internal, srcLoc(kernel.getLoc()));
+    c.status = CheckStatus::Unknown;
+    c.message = std::string("solver error: ") + e.msg();
+    report.checks.push_back(c);
+  }
+  if (opts.releaseMemory)
+    delete context;
+  report.trusted.assign(trusted.begin(), trusted.end());
+  report.verdict = verdictOf(report.checks);
+  report.timeMs = msSince(start);
+  return report;
+}
+
+void KernelVerifier::verifyInMode(z3::context &z, FloatMode mode, KernelReport &report) {
+  auto t0 = std::chrono::steady_clock::now();
+  SymExec ex(z, kernel, mode);
+  ex.run();
+  LLVM_DEBUG(llvm::dbgs() << "symbolic execution: " << msSince(t0) << " ms, "
+                          << ex.obligations.size() << " obligations\n");
+  trusted.insert(ex.trusted.begin(), ex.trusted.end());
+  if (!ex.unsupportedReason.empty()) {
+    SrcLoc at = ex.unsupportedLoc.file.empty() ? srcLoc(kernel.getLoc()) : ex.unsupportedLoc;
+    CheckResult c = resultAt(CheckId::Unsupported, at);
+    c.status = CheckStatus::Unknown;
+    c.message = "not verified: " + ex.unsupportedReason;
+    report.checks.push_back(c);
+    return;
+  }
+  for (auto &[clause, depth] : ex.tolerances)
+    report.tolerances.push_back(toleranceOf(clause, depth));
+  if (mode == FloatMode::Real)
+    trusted.insert("approx clauses: proven over the reals assuming finite inputs; "
+                   "rounding bound reported per clause");
+  std::vector<solver::Query> queries = buildQueries(z, ex);
+  solve(queries, ex);
+  addResults(z, ex, queries, report);
+}
+
+/// The assumptions of an obligation, with the valid facts about the terms
+/// it mentions.
+static std::vector<z3::expr> assumptionsOf(SymExec &ex, const Obligation &o) {
+  std::vector<z3::expr> all = ex.scopeAssumptions(o.scope);
+  all.insert(all.end(), o.assumptions.begin(), o.assumptions.end());
+  std::vector<z3::expr> roots = all;
+  roots.push_back(*o.goal); // for the relevance walk only
+  for (auto &f : ex.relevantFacts(roots))
+    all.push_back(f);
+  return all;
+}
+
+std::vector<solver::Query> KernelVerifier::buildQueries(z3::context &z, SymExec &ex) {
+  auto t0 = std::chrono::steady_clock::now();
+  std::vector<solver::Query> queries(ex.obligations.size());
+  for (size_t i = 0; i < ex.obligations.size(); ++i) {
+    Obligation &o = ex.obligations[i];
+    solver::Query &q = queries[i];
+    if (!o.unsupported.empty()) {
+      q.skip = true; // never a pass: reported as unknown
+      continue;
+    }
+    q.trivial = o.goal->simplify().is_true();
+    if (q.trivial && !opts.keepSMT)
+      continue;
+    z3::solver s(z);
+    for (auto &a : assumptionsOf(ex, o))
+      s.add(a);
+    s.add(!*o.goal);
+    q.smt = s.to_smt2();
+    if (!o.fallback.empty()) {
+      for (auto &a : o.fallback)
+        s.add(a);
+      q.fallbackSmt = s.to_smt2();
+    }
+    q.hash = solver::hashText(q.smt);
+  }
+  LLVM_DEBUG(llvm::dbgs() << "queries built: " << msSince(t0) << " ms\n");
+  return queries;
+}
+
+void KernelVerifier::solve(std::vector<solver::Query> &queries, SymExec &ex) {
+  solver::BatchOptions batch;
+  batch.limits.rlimit = opts.rlimit;
+  batch.limits.quickRlimit = std::min<uint64_t>(opts.rlimit, batch.limits.quickRlimit);
+  batch.jobs = opts.jobs;
+  batch.keepCertificate = opts.keepSMT;
+  if (opts.budgetSeconds > 0)
+    batch.deadline = start + std::chrono::milliseconds(int64_t(opts.budgetSeconds * 1000));
+  auto lastReport = std::chrono::steady_clock::now();
+  if (opts.progress)
+    batch.progress = [&](size_t done, size_t total, size_t last) {
+      auto now = std::chrono::steady_clock::now();
+      if (now - start < std::chrono::seconds(1) || now - lastReport < std::chrono::seconds(1))
+        return;
+      lastReport = now;
+      const Obligation &o = ex.obligations[last];
+      opts.progress("kernel " + kernel.getSymName().str() + ": " + std::to_string(done) + "/" +
+                    std::to_string(total) + " obligations, last: " + checkName(o.id) + " at " +
+                    o.loc.file + ":" + std::to_string(o.loc.line));
+    };
+  solver::ProofCache cache(opts.useCache
+                               ? (opts.cacheDir.empty() ? solver::ProofCache::defaultDirectory()
+                                                        : opts.cacheDir)
+                               : "");
+  solver::solveAll(queries, cache, batch);
+  LLVM_DEBUG({
+    for (size_t i = 0; i < queries.size(); ++i)
+      llvm::dbgs() << "obligation " << checkName(ex.obligations[i].id) << " "
+                   << ex.obligations[i].loc.line << ":" << ex.obligations[i].loc.col << " "
+                   << int(queries[i].answer) << " " << queries[i].ms << " ms, "
+                   << queries[i].smt.size() << " bytes: " << ex.obligations[i].message << "\n";
+  });
+}
+
+void KernelVerifier::addResults(z3::context &z, SymExec &ex, std::vector<solver::Query> &queries,
+                                KernelReport &report) {
+  std::set<std::string> seen;
+  for (size_t i = 0; i < ex.obligations.size(); ++i) {
+    report.obligations++;
+    CheckResult c = resultOf(z, ex, ex.obligations[i], queries[i]);
+    std::string key = std::string(checkName(c.id)) + "|" + c.location() + "|" +
+                      statusName(c.status) + "|" + c.message + "|" + c.explanation;
+    if (!seen.insert(key).second && !opts.keepSMT)
+      continue; // one line per distinct finding; --emit smt keeps every obligation
+    report.checks.push_back(c);
+  }
+}
+
+CheckResult KernelVerifier::resultOf(z3::context &z, SymExec &ex, Obligation &o,
+                                     solver::Query &q) {
+  CheckResult c = resultAt(o.id, o.loc);
+  c.timeMs = q.ms;
+  c.message = o.message;
+  if (opts.keepSMT)
+    c.smt = q.certificate.empty() ? q.smt : q.certificate;
+  if (!o.unsupported.empty()) {
+    c.status = CheckStatus::Unknown;
+    c.message = "not verified: " + o.unsupported;
+    return c;
+  }
+  switch (q.answer) {
+  case solver::Answer::Proved:
+    c.status = CheckStatus::Proved;
+    break;
+  case solver::Answer::Failed:
+    c.status = CheckStatus::Failed;
+    break;
+  case solver::Answer::Unknown:
+    c.status = CheckStatus::Unknown;
+    break;
+  case solver::Answer::NotAttempted:
+    c.status = CheckStatus::Unknown;
+    c.message = "not attempted: " + o.message + " (unknown: the kernel's verification budget of " +
+                std::to_string(int(opts.budgetSeconds)) + " s ran out; see --budget)";
+    return c;
+  }
+  if (o.vacuityProbe) {
+    vacuityResult(o, c);
+    return c;
+  }
+  if (c.status == CheckStatus::Failed && o.lemma)
+    c.status = CheckStatus::Unknown;
+  if (c.status == CheckStatus::Failed && o.finding) {
+    c.status = CheckStatus::Warning;
+    c.message =
+        o.failMessage + " (a finding; add the 'deterministic' clause to make it an error)";
+  } else if (c.status == CheckStatus::Failed) {
+    c.message = o.failMessage;
+    counterexample(z, ex, o, c);
+  } else if (c.status == CheckStatus::Unknown) {
+    c.message = (o.lemma ? o.failMessage : "could not decide: " + o.message) +
+                " (the solver's resource limit ran out; see --timeout)";
+  }
+  return c;
+}
+
+/// Proving the negation of an assumption shows it contradictory: a warning.
+void KernelVerifier::vacuityResult(Obligation &o, CheckResult &c) {
+  if (c.status == CheckStatus::Proved) {
+    c.status = CheckStatus::Warning;
+    c.message = o.failMessage;
+  } else if (c.status == CheckStatus::Failed) {
+    c.status = CheckStatus::Proved;
+  } else {
+    c.status = CheckStatus::Warning;
+    c.message = "could not show that " + o.message + " (solver limit)";
+  }
+}
+
+void KernelVerifier::counterexample(z3::context &z, SymExec &ex, Obligation &o,
+                                    CheckResult &c) {
+  z3::solver s(z);
+  z3::params p(z);
+  p.set("rlimit", static_cast<unsigned>(std::min<uint64_t>(opts.rlimit, UINT32_MAX)));
+  s.set(p);
+  for (auto &a : assumptionsOf(ex, o))
+    s.add(a);
+  s.add(!*o.goal);
+  if (s.check() != z3::sat)
+    return;
+  z3::model m = s.get_model();
+  for (auto &param : ex.params)
+    c.counterexample.push_back({param.name, solver::valueText(m.eval(param.term, true))});
+  for (auto &ob : o.observables)
+    c.counterexample.push_back({ob.name, solver::valueText(m.eval(ob.term, true))});
+  std::set<std::string> memNames;
+  for (auto &[key, mi] : ex.mems)
+    memNames.insert(mi.name);
+  std::set<unsigned> seen;
+  std::vector<z3::expr> reads;
+  for (auto &a : o.assumptions)
+    solver::collectReads(a, seen, reads, memNames);
+  solver::collectReads(*o.goal, seen, reads, memNames);
+  std::set<std::string> shown;
+  for (auto &r : reads) {
+    if (shown.size() >= 8)
+      break;
+    std::string name = solver::readName(r, m);
+    if (shown.insert(name).second)
+      c.counterexample.push_back({name, solver::valueText(m.eval(r, true))});
+  }
+  if (o.id == CheckId::Coverage && !o.observables.empty() && !o.memoryName.empty()) {
+    std::string element;
+    for (auto &ob : o.observables)
+      element += (element.empty() ? "" : ", ") + solver::valueText(m.eval(ob.term, true));
+    c.explanation = "no thread writes " + o.memoryName + "[" + element +
+                    "]: its value is whatever the buffer held before the launch";
+  }
+}
+
+} // namespace kuiper::verifier
+
+Report kuiper::verifyModule(ModuleOp module, const VerifyOptions &opts) {
+  Report report;
+  module.walk([&](KernelOp kernel) {
+    KernelVerifier verifier(kernel, opts);
+    report.kernels.push_back(verifier.run());
+  });
+  return report;
+}

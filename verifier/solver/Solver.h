@@ -1,0 +1,102 @@
+//===- Solver.h - The solver layer of the verifier --------------*- C++ -*-===//
+//
+// Decides proof obligations given as SMT-LIB text: a portfolio of Z3
+// configurations bounded by Z3's resource counter (so that an answer does not
+// depend on the machine's load), an on-disk cache of proved queries, and
+// worker threads. Knows nothing of MLIR or of what an obligation means.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KUIPER_VERIFIER_SOLVER_SOLVER_H
+#define KUIPER_VERIFIER_SOLVER_SOLVER_H
+
+#include <z3++.h>
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kuiper::solver {
+
+/// What the solver says of "assumptions imply goal" (asked as: is
+/// assumptions and not goal satisfiable?).
+enum class Answer {
+  Proved,      ///< unsat: the goal follows
+  Failed,      ///< sat: a counterexample exists
+  Unknown,     ///< the resource limit ran out (or the solver gave up)
+  NotAttempted ///< the budget ran out before the query was tried
+};
+
+/// Limits that decide answers: resource units, never wall-clock time.
+struct Limits {
+  /// Z3 resource units for the full stage (about 15 million per second of
+  /// solving on the reference 2-core machine).
+  uint64_t rlimit = 150'000'000;
+  /// Resource units for each cheap first stage.
+  uint64_t quickRlimit = 40'000'000;
+};
+
+/// One query of the portfolio.
+struct Query {
+  std::string smt;         ///< SMT-LIB: assumptions and the negated goal
+  std::string fallbackSmt; ///< the same with lemmas, tried when undecided
+  std::string hash;        ///< SHA-256 of `smt` (the cache key)
+  bool trivial = false;    ///< the goal simplified to true
+  bool skip = false;       ///< not to be solved (e.g. unsupported)
+  Answer answer = Answer::Unknown;
+  double ms = 0;           ///< wall time spent (for reports, never for verdicts)
+  std::string certificate; ///< the SMT text that proved it (with keepCertificate)
+};
+
+/// Where proved queries are remembered across runs.
+class ProofCache {
+public:
+  /// A cache in `directory` (empty: no cache).
+  explicit ProofCache(std::string directory);
+  /// The default directory: $KUIPER_CACHE_DIR, $XDG_CACHE_HOME/kuiper or
+  /// ~/.cache/kuiper.
+  static std::string defaultDirectory();
+  bool contains(const std::string &hash) const;
+  void storeProved(const std::string &hash) const;
+
+private:
+  std::string directory;
+};
+
+/// Progress of a batch: (queries done, queries in all, index of the last).
+using ProgressFn = std::function<void(size_t done, size_t total, size_t last)>;
+
+/// Options of a batch.
+struct BatchOptions {
+  Limits limits;
+  unsigned jobs = 0;            ///< worker threads; 0 = one per core
+  bool keepCertificate = false; ///< fill Query::certificate
+  /// Wall-clock deadline of the batch: queries not started by then are
+  /// NotAttempted (an explicit user budget: it can only turn a verdict into
+  /// "unknown", never into "verified").
+  std::optional<std::chrono::steady_clock::time_point> deadline;
+  ProgressFn progress;
+};
+
+/// SHA-256 of `text` in hex.
+std::string hashText(const std::string &text);
+
+/// Decides one query in `context` (cache not consulted).
+Answer solveQuery(z3::context &context, Query &query, const Limits &limits,
+                  bool keepCertificate);
+
+/// Decides every query on worker threads, each with its own context; a
+/// static split keeps each worker's history, and so the answers, the same
+/// from run to run.
+void solveAll(std::vector<Query> &queries, const ProofCache &cache, const BatchOptions &opts);
+
+/// Replaces floating-point operations by uninterpreted functions of the same
+/// sorts (a proof there holds for IEEE too). Nothing when there are
+/// quantifiers or no float operations.
+std::optional<z3::expr_vector> abstractFloats(z3::context &context, const z3::expr_vector &in);
+
+} // namespace kuiper::solver
+
+#endif
