@@ -7,13 +7,14 @@
 //
 //===----------------------------------------------------------------------===//
 #include "verifier/Verifier.h"
-#include "verifier/SymExec.h"
+#include "verifier/analysis/SymExec.h"
 #include "verifier/solver/ModelText.h"
 #include "verifier/solver/Solver.h"
 
 #include "llvm/Support/Debug.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -118,6 +119,11 @@ private:
   CheckResult resultOf(z3::context &z, SymExec &ex, Obligation &o, solver::Query &q);
   void vacuityResult(Obligation &o, CheckResult &c);
   void counterexample(z3::context &z, SymExec &ex, Obligation &o, CheckResult &c);
+  /// CPU seconds after which the full solver stage is stopped: what the
+  /// resource limit stands for, and at least 10 s.
+  double cpuGuardSeconds() const {
+    return std::max(10.0, double(opts.rlimit) / kResourceUnitsPerSecond);
+  }
 };
 
 KernelReport KernelVerifier::run() {
@@ -213,6 +219,7 @@ void KernelVerifier::solve(std::vector<solver::Query> &queries, SymExec &ex) {
   solver::BatchOptions batch;
   batch.limits.rlimit = opts.rlimit;
   batch.limits.quickRlimit = std::min<uint64_t>(opts.rlimit, batch.limits.quickRlimit);
+  batch.limits.cpuGuardSeconds = cpuGuardSeconds();
   batch.jobs = opts.jobs;
   batch.keepCertificate = opts.keepSMT;
   if (opts.budgetSeconds > 0)
@@ -320,28 +327,34 @@ void KernelVerifier::vacuityResult(Obligation &o, CheckResult &c) {
 
 void KernelVerifier::counterexample(z3::context &z, SymExec &ex, Obligation &o,
                                     CheckResult &c) {
-  z3::solver s(z);
-  z3::params p(z);
-  p.set("rlimit", static_cast<unsigned>(std::min<uint64_t>(opts.rlimit, UINT32_MAX)));
-  s.set(p);
+  // A fresh context, so that a guard that interrupts the solver leaves the
+  // symbolic execution's context intact.
+  z3::context cx;
+  auto inCx = [&](const z3::expr &e) { return z3::expr(cx, Z3_translate(z, e, cx)); };
+  z3::expr_vector asserts(cx);
   for (auto &a : assumptionsOf(ex, o))
-    s.add(a);
-  s.add(!*o.goal);
-  if (s.check() != z3::sat)
+    asserts.push_back(inCx(a));
+  asserts.push_back(inCx(!*o.goal));
+  solver::Limits limits;
+  limits.rlimit = opts.rlimit;
+  limits.cpuGuardSeconds = cpuGuardSeconds();
+  std::optional<z3::model> model = solver::findModel(cx, asserts, limits);
+  if (!model)
     return;
-  z3::model m = s.get_model();
+  z3::model &m = *model;
+  auto show = [&](const z3::expr &e) { return solver::valueText(m.eval(inCx(e), true)); };
   for (auto &param : ex.params)
-    c.counterexample.push_back({param.name, solver::valueText(m.eval(param.term, true))});
+    c.counterexample.push_back({param.name, show(param.term)});
   for (auto &ob : o.observables)
-    c.counterexample.push_back({ob.name, solver::valueText(m.eval(ob.term, true))});
+    c.counterexample.push_back({ob.name, show(ob.term)});
   std::set<std::string> memNames;
   for (auto &[key, mi] : ex.mems)
     memNames.insert(mi.name);
   std::set<unsigned> seen;
   std::vector<z3::expr> reads;
   for (auto &a : o.assumptions)
-    solver::collectReads(a, seen, reads, memNames);
-  solver::collectReads(*o.goal, seen, reads, memNames);
+    solver::collectReads(inCx(a), seen, reads, memNames);
+  solver::collectReads(inCx(*o.goal), seen, reads, memNames);
   std::set<std::string> shown;
   for (auto &r : reads) {
     if (shown.size() >= 8)
@@ -353,7 +366,7 @@ void KernelVerifier::counterexample(z3::context &z, SymExec &ex, Obligation &o,
   if (o.id == CheckId::Coverage && !o.observables.empty() && !o.memoryName.empty()) {
     std::string element;
     for (auto &ob : o.observables)
-      element += (element.empty() ? "" : ", ") + solver::valueText(m.eval(ob.term, true));
+      element += (element.empty() ? "" : ", ") + show(ob.term);
     c.explanation = "no thread writes " + o.memoryName + "[" + element +
                     "]: its value is whatever the buffer held before the launch";
   }

@@ -18,13 +18,66 @@
 #include "llvm/Support/SHA256.h"
 
 #include <algorithm>
+#include <map>
 #include <atomic>
+#include <condition_variable>
 #include <mutex>
+#include <pthread.h>
 #include <thread>
+#include <time.h>
 
 #define DEBUG_TYPE "kuiper-solver"
 
 using namespace kuiper::solver;
+
+//===----------------------------------------------------------------------===//
+// CPU-time guard
+//===----------------------------------------------------------------------===//
+
+kuiper::solver::CpuWatchdog::CpuWatchdog() : thread([this] { watch(); }) {}
+
+kuiper::solver::CpuWatchdog::~CpuWatchdog() {
+  {
+    std::lock_guard<std::mutex> guard(lock);
+    stopping = true;
+  }
+  wake.notify_all();
+  thread.join();
+}
+
+static double cpuTime(clockid_t clock) {
+  timespec ts;
+  clock_gettime(clock, &ts);
+  return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+void kuiper::solver::CpuWatchdog::arm(z3::context &context, double cpuSeconds) {
+  clockid_t clock;
+  pthread_getcpuclockid(pthread_self(), &clock);
+  std::lock_guard<std::mutex> guard(lock);
+  armed[&context] = {clock, cpuTime(clock) + cpuSeconds, false};
+}
+
+bool kuiper::solver::CpuWatchdog::disarm(z3::context &context) {
+  std::lock_guard<std::mutex> guard(lock);
+  auto it = armed.find(&context);
+  bool fired = it != armed.end() && it->second.fired;
+  if (it != armed.end())
+    armed.erase(it);
+  return fired;
+}
+
+void kuiper::solver::CpuWatchdog::watch() {
+  std::unique_lock<std::mutex> guard(lock);
+  while (!stopping) {
+    wake.wait_for(guard, std::chrono::milliseconds(20));
+    for (auto &[context, w] : armed)
+      if (!w.fired && cpuTime(w.clock) > w.deadline) {
+        w.fired = true;
+        context->interrupt();
+      }
+  }
+}
 
 namespace {
 
@@ -45,7 +98,9 @@ Answer answerOf(z3::check_result r) {
 
 /// Stage 1: unsat of the float abstraction.
 bool provedByFloatAbstraction(z3::context &context, const z3::expr_vector &asserts,
-                              const Limits &limits, std::string *certificate) {
+                              const Limits &limits, std::string *certificate,
+                              CpuWatchdog *watchdog,
+                   bool *interrupted) {
   std::optional<z3::expr_vector> abstracted = abstractFloats(context, asserts);
   if (!abstracted)
     return false;
@@ -53,6 +108,7 @@ bool provedByFloatAbstraction(z3::context &context, const z3::expr_vector &asser
   s.set(resourceLimit(context, limits.quickRlimit));
   for (auto a : *abstracted)
     s.add(a);
+  GuardedCall guard(watchdog, context, limits.quickCpuGuardSeconds, interrupted);
   if (s.check() != z3::unsat)
     return false;
   if (certificate)
@@ -63,7 +119,8 @@ bool provedByFloatAbstraction(z3::context &context, const z3::expr_vector &asser
 
 /// Stage 2: the simplex arithmetic solver.
 z3::check_result checkWithSimplex(z3::context &context, const z3::expr_vector &asserts,
-                                  const Limits &limits) {
+                                  const Limits &limits, CpuWatchdog *watchdog,
+                   bool *interrupted) {
   z3::params simplex(context);
   simplex.set("arith.solver", 2u);
   z3::solver s = (z3::tactic(context, "simplify") & z3::with(z3::tactic(context, "smt"), simplex))
@@ -71,15 +128,18 @@ z3::check_result checkWithSimplex(z3::context &context, const z3::expr_vector &a
   s.set(resourceLimit(context, limits.quickRlimit));
   for (auto a : asserts)
     s.add(a);
+  GuardedCall guard(watchdog, context, limits.quickCpuGuardSeconds, interrupted);
   return s.check();
 }
 
 z3::check_result checkDefault(z3::context &context, const z3::expr_vector &asserts,
-                              const Limits &limits) {
+                              const Limits &limits, CpuWatchdog *watchdog,
+                   bool *interrupted) {
   z3::solver s(context);
   s.set(resourceLimit(context, limits.rlimit));
   for (auto a : asserts)
     s.add(a);
+  GuardedCall guard(watchdog, context, limits.cpuGuardSeconds, interrupted);
   return s.check();
 }
 
@@ -97,18 +157,20 @@ std::string kuiper::solver::hashText(const std::string &text) {
 }
 
 Answer kuiper::solver::solveQuery(z3::context &context, Query &query, const Limits &limits,
-                                  bool keepCertificate) {
+                                  bool keepCertificate, CpuWatchdog *watchdog,
+                                  bool *interrupted) {
   try {
     z3::expr_vector asserts = context.parse_string(query.smt.c_str());
     if (provedByFloatAbstraction(context, asserts, limits,
-                                 keepCertificate ? &query.certificate : nullptr))
+                                 keepCertificate ? &query.certificate : nullptr, watchdog,
+                                 interrupted))
       return Answer::Proved;
-    z3::check_result r = checkWithSimplex(context, asserts, limits);
+    z3::check_result r = checkWithSimplex(context, asserts, limits, watchdog, interrupted);
     if (r == z3::unknown)
-      r = checkDefault(context, asserts, limits);
+      r = checkDefault(context, asserts, limits, watchdog, interrupted);
     if (r == z3::unknown && !query.fallbackSmt.empty()) {
       z3::expr_vector withLemmas = context.parse_string(query.fallbackSmt.c_str());
-      if (checkDefault(context, withLemmas, limits) == z3::unsat)
+      if (checkDefault(context, withLemmas, limits, watchdog, interrupted) == z3::unsat)
         r = z3::unsat;
     }
     return answerOf(r);
@@ -118,13 +180,50 @@ Answer kuiper::solver::solveQuery(z3::context &context, Query &query, const Limi
   }
 }
 
+std::optional<z3::model> kuiper::solver::findModel(z3::context &context,
+                                                   const z3::expr_vector &asserts,
+                                                   const Limits &limits) {
+  CpuWatchdog watchdog;
+  try {
+    for (bool simplex : {true, false}) {
+      z3::solver s = simplex ? (z3::tactic(context, "simplify") &
+                                z3::with(z3::tactic(context, "smt"), [&] {
+                                  z3::params p(context);
+                                  p.set("arith.solver", 2u);
+                                  return p;
+                                }()))
+                                   .mk_solver()
+                             : z3::solver(context);
+      s.set(resourceLimit(context, simplex ? limits.quickRlimit : limits.rlimit));
+      for (auto a : asserts)
+        s.add(a);
+      bool interrupted = false;
+      z3::check_result r;
+      {
+        GuardedCall guard(&watchdog, context,
+                          simplex ? limits.quickCpuGuardSeconds : limits.cpuGuardSeconds,
+                          &interrupted);
+        r = s.check();
+      }
+      if (r == z3::sat)
+        return s.get_model();
+      if (interrupted)
+        return std::nullopt; // the context is cancelled
+    }
+  } catch (z3::exception &e) {
+    LLVM_DEBUG(llvm::dbgs() << "solver error: " << e.msg() << "\n");
+  }
+  return std::nullopt;
+}
+
 void kuiper::solver::solveAll(std::vector<Query> &queries, const ProofCache &cache,
                               const BatchOptions &opts) {
   unsigned workers = opts.jobs ? opts.jobs : std::max(1u, std::thread::hardware_concurrency());
   std::atomic<size_t> done{0};
+  CpuWatchdog watchdog;
   std::mutex progressLock;
   auto work = [&](size_t first) {
-    z3::context context;
+    auto context = std::make_unique<z3::context>();
     for (size_t i = first; i < queries.size(); i += workers) {
       Query &q = queries[i];
       auto t0 = std::chrono::steady_clock::now();
@@ -135,7 +234,11 @@ void kuiper::solver::solveAll(std::vector<Query> &queries, const ProofCache &cac
       } else if (opts.deadline && t0 > *opts.deadline) {
         q.answer = Answer::NotAttempted;
       } else {
-        q.answer = solveQuery(context, q, opts.limits, opts.keepCertificate);
+        bool interrupted = false;
+        q.answer = solveQuery(*context, q, opts.limits, opts.keepCertificate, &watchdog,
+                              &interrupted);
+        if (interrupted) // an interrupted context is not reused
+          context = std::make_unique<z3::context>();
         if (q.answer == Answer::Proved)
           cache.storeProved(q.hash);
       }

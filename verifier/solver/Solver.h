@@ -12,6 +12,11 @@
 #include <z3++.h>
 
 #include <chrono>
+#include <condition_variable>
+#include <ctime>
+#include <map>
+#include <mutex>
+#include <thread>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -36,6 +41,14 @@ struct Limits {
   uint64_t rlimit = 150'000'000;
   /// Resource units for each cheap first stage.
   uint64_t quickRlimit = 40'000'000;
+  /// Z3 4.8 does not count resources in some of its procedures (e.g. on
+  /// large quantified queries): a stage is also stopped after this much CPU
+  /// time of its thread. CPU time, not wall-clock time, so that a loaded
+  /// machine gives the same answers; it only ever turns an answer into
+  /// Unknown.
+  double cpuGuardSeconds = 10;
+  /// The same for each cheap first stage.
+  double quickCpuGuardSeconds = 5;
 };
 
 /// One query of the portfolio.
@@ -83,9 +96,62 @@ struct BatchOptions {
 /// SHA-256 of `text` in hex.
 std::string hashText(const std::string &text);
 
-/// Decides one query in `context` (cache not consulted).
+/// Interrupts a Z3 context whose solving thread used more CPU time than
+/// allowed (Limits::cpuGuardSeconds). One watchdog thread serves a batch.
+class CpuWatchdog {
+public:
+  CpuWatchdog();
+  ~CpuWatchdog();
+  /// Guards the calling thread's next solver call on `context`.
+  void arm(z3::context &context, double cpuSeconds);
+  /// Ends the guard; whether it interrupted the context.
+  bool disarm(z3::context &context);
+
+private:
+  struct Watch {
+    clockid_t clock;
+    double deadline;
+    bool fired;
+  };
+  std::mutex lock;
+  std::condition_variable wake;
+  bool stopping = false;
+  std::map<z3::context *, Watch> armed;
+  std::thread thread;
+  void watch();
+};
+
+/// Arms a watchdog (if any) for the lifetime of one solver call; records in
+/// `*interrupted` (if given) whether it fired.
+class GuardedCall {
+public:
+  GuardedCall(CpuWatchdog *watchdog, z3::context &context, double cpuSeconds,
+              bool *interrupted = nullptr)
+      : watchdog(watchdog), context(context), interrupted(interrupted) {
+    if (watchdog)
+      watchdog->arm(context, cpuSeconds);
+  }
+  ~GuardedCall() {
+    if (watchdog && watchdog->disarm(context) && interrupted)
+      *interrupted = true;
+  }
+
+private:
+  CpuWatchdog *watchdog;
+  z3::context &context;
+  bool *interrupted;
+};
+
+/// Decides one query in `context` (cache not consulted); `watchdog`, if
+/// given, stops a stage that exceeds the CPU guard and sets `*interrupted`.
 Answer solveQuery(z3::context &context, Query &query, const Limits &limits,
-                  bool keepCertificate);
+                  bool keepCertificate, CpuWatchdog *watchdog = nullptr,
+                  bool *interrupted = nullptr);
+
+/// A model of `asserts` (in `context`) found by the portfolio's stages that
+/// can answer sat, each under `limits`; nothing if none finds one.
+std::optional<z3::model> findModel(z3::context &context, const z3::expr_vector &asserts,
+                                   const Limits &limits);
 
 /// Decides every query on worker threads, each with its own context; a
 /// static split keeps each worker's history, and so the answers, the same

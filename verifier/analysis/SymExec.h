@@ -113,6 +113,21 @@ struct MemInfo {
   mlir::Type elemType;
 };
 
+/// Whether the verifier gives `op` a meaning (executes it, rather than
+/// reporting it as not modelled).
+bool hasSemantics(mlir::Operation *op);
+
+/// The identity of an SSA value as a map key.
+inline const void *key(mlir::Value v) { return v.getAsOpaquePointer(); }
+/// The identity of a Z3 term as a string key.
+inline std::string exprKey(const z3::expr &e) {
+  return std::to_string(Z3_get_ast_id(e.ctx(), e));
+}
+/// Whether `e` is an integer numeral; its value in `v`.
+inline bool isConst(const z3::expr &e, int64_t &v) {
+  return e.is_numeral_i64(v);
+}
+
 class SymExec {
 public:
   SymExec(z3::context &z, kuiper::KernelOp kernel, FloatMode mode);
@@ -151,13 +166,15 @@ private:
   /// Valid arithmetic facts about the witnesses built since the last use.
   std::vector<z3::expr> witnessFacts;   ///< step of each `for` iteration var (0 for while)
   std::vector<unsigned> iterScope;  ///< iteration vars currently in scope
-  std::vector<z3::expr> globalAssumptions; ///< requires, param ranges, shapes
-  /// The symbolic thread is one of the launch (its ids are within the block
-  /// and grid dimensions). Implies a non-empty grid, so only per-thread
-  /// obligations assume it.
-  z3::expr threadExists;
-  /// Buffer dimensions are non-negative (proven as `launch` obligations).
-  std::vector<z3::expr> shapeFacts;
+  /// Facts of the launch in the order they were found (solvers are sensitive
+  /// to the order of assertions): Always (requires clauses, parameter ranges,
+  /// barrier contracts), Shape (buffer dimensions are non-negative, proven by
+  /// `launch` obligations) and ThreadExists (the symbolic thread is one of the
+  /// launch, which implies a non-empty grid); scopeAssumptions() picks the
+  /// ones an obligation may assume.
+  enum class FactKind { Always, Shape, ThreadExists };
+  std::vector<std::pair<FactKind, z3::expr>> orderedFacts;
+  void assumeFact(FactKind kind, z3::expr fact) { orderedFacts.push_back({kind, fact}); }
   void splitKernelObligations();
   /// Valid facts about particular terms (sum definitions, writers' facts),
   /// added to an obligation only when the term occurs in it.
@@ -212,9 +229,18 @@ private:
                      const std::string &failMsg, z3::expr goal,
                      std::vector<z3::expr> extra = {}, std::vector<Observable> obs = {});
 
-  // Execution.
+  // Execution: execOp dispatches to one function per op family
+  // (analysis/Execution.cpp).
   void execBlock(mlir::Block &block);
   void execOp(mlir::Operation &op);
+  bool execIntegerOp(mlir::Operation &op);
+  bool execFloatOp(mlir::Operation &op);
+  bool execStructuredOp(mlir::Operation &op);
+  bool execHeaderOp(mlir::Operation &op);
+  bool execSpecOp(mlir::Operation &op);
+  bool execThreadOp(mlir::Operation &op);
+  bool execMemoryOp(mlir::Operation &op);
+  bool execCollectiveOp(mlir::Operation &op);
   z3::expr get(mlir::Value v);
   void set(mlir::Value v, z3::expr e);
   z3::expr evalRegion(mlir::Region &r, const std::vector<z3::expr> &args = {});

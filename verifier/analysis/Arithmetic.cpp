@@ -1,0 +1,413 @@
+//===- Arithmetic.cpp - Integer and floating-point operations ---------------===//
+#include "verifier/analysis/SymExec.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/ADT/StringExtras.h"
+
+using namespace mlir;
+using namespace kuiper;
+using namespace kuiper::verifier;
+
+z3::expr SymExec::intOp(Operation &op) {
+  auto flagsOf = [&]() -> std::pair<bool, bool> {
+    auto a = op.getAttrOfType<arith::IntegerOverflowFlagsAttr>("overflowFlags");
+    if (!a)
+      return {false, false};
+    auto f = a.getValue();
+    return {bitEnumContainsAll(f, arith::IntegerOverflowFlags::nsw),
+            bitEnumContainsAll(f, arith::IntegerOverflowFlags::nuw)};
+  };
+  Type t = op.getResult(0).getType();
+  unsigned w = t.getIntOrFloatBitWidth();
+  // Integers are held in their signed (two's complement) reading; unsigned
+  // operations convert with toUnsigned/toSigned.
+  auto arith2 = [&](std::function<z3::expr(z3::expr, z3::expr)> f) {
+    auto [nsw, nuw] = flagsOf();
+    if (nuw && !nsw) {
+      z3::expr r = f(toUnsigned(get(op.getOperand(0)), w), toUnsigned(get(op.getOperand(1)), w));
+      checkOverflow(op, r, w, false);
+      return toSigned(r, w);
+    }
+    z3::expr r = f(get(op.getOperand(0)), get(op.getOperand(1)));
+    checkOverflow(op, r, w, true);
+    return r;
+  };
+  if (isa<arith::AddIOp>(op))
+    return arith2([](z3::expr a, z3::expr b) { return a + b; });
+  if (isa<arith::SubIOp>(op))
+    return arith2([](z3::expr a, z3::expr b) { return a - b; });
+  if (isa<arith::MulIOp>(op))
+    return arith2([](z3::expr a, z3::expr b) { return a * b; });
+  z3::expr a = get(op.getOperand(0));
+  if (isa<arith::DivSIOp, arith::RemSIOp>(op)) {
+    z3::expr b = get(op.getOperand(1));
+    int64_t bc;
+    z3::expr minv = z.int_val(-(int64_t(1) << (w - 1)));
+    if (!inSpec)
+      addObligation(CheckId::Overflow, op.getLoc(), "the divisor is not zero",
+                    "division by zero", b != 0);
+    if (!inSpec && !(isConst(b.simplify(), bc) && bc != -1))
+      addObligation(CheckId::Overflow, op.getLoc(), "the division does not overflow",
+                    "integer overflow: INT_MIN / -1", !(a == minv && b == -1));
+    if (isConst(b.simplify(), bc) && bc > 0) {
+      z3::expr bn = z.int_val(bc);
+      if (isa<arith::DivSIOp>(op))
+        return z3::ite(a >= 0, a / bn, -((-a) / bn));
+      return z3::ite(a >= 0, z3::mod(a, bn), -z3::mod(-a, bn));
+    }
+    z3::expr ab = z3::ite(b >= 0, b, -b);
+    z3::expr q = z3::ite(a >= 0, a / ab, -((-a) / ab));
+    q = z3::ite(b >= 0, q, -q);
+    if (isa<arith::DivSIOp>(op))
+      return q;
+    return z3::ite(a >= 0, z3::mod(a, ab), -z3::mod(-a, ab));
+  }
+  if (isa<arith::ShLIOp, arith::ShRSIOp>(op)) {
+    z3::expr b = get(op.getOperand(1));
+    int64_t c;
+    if (!isConst(b, c) || c < 0 || c >= (int64_t)w) {
+      unsupported(&op, "shift by a non-constant amount is not modelled yet");
+      return a;
+    }
+    z3::expr p = z.int_val((int64_t)(uint64_t(1) << c));
+    if (isa<arith::ShRSIOp>(op))
+      return a / p;
+    return arith2([&](z3::expr x, z3::expr) { return x * p; });
+  }
+  if (isa<arith::AndIOp, arith::OrIOp, arith::XOrIOp>(op)) {
+    z3::expr b = get(op.getOperand(1));
+    if (w == 1) {
+      if (isa<arith::AndIOp>(op))
+        return a && b;
+      if (isa<arith::OrIOp>(op))
+        return a || b;
+      return a != b;
+    }
+    int64_t c;
+    if (isa<arith::AndIOp>(op) && isConst(b, c) && c >= 0 && ((c + 1) & c) == 0)
+      return z3::mod(a, z.int_val(c + 1));
+    if (isa<arith::XOrIOp>(op) && isConst(b, c) && c == -1)
+      return -a - 1;
+    unsupported(&op, "bitwise operations on integers are not modelled yet");
+    return a;
+  }
+  if (isa<arith::MinSIOp>(op)) {
+    z3::expr b = get(op.getOperand(1));
+    return z3::ite(a <= b, a, b);
+  }
+  if (isa<arith::MaxSIOp>(op)) {
+    z3::expr b = get(op.getOperand(1));
+    return z3::ite(a >= b, a, b);
+  }
+  unsupported(&op, "integer operation not modelled");
+  return a;
+}
+
+z3::expr SymExec::floatConst(FloatAttr a) {
+  APFloat v = a.getValue();
+  if (mode == FloatMode::Real) {
+    if (!v.isFinite()) {
+      unsupported(nullptr, "non-finite constant in an approx clause");
+      return z.real_val(0);
+    }
+    bool lost;
+    APFloat d = v;
+    d.convert(APFloat::IEEEdouble(), APFloat::rmNearestTiesToEven, &lost);
+    double x = d.convertToDouble();
+    int exp = 0;
+    double m = std::frexp(x, &exp); // x = m * 2^exp, 0.5 <= |m| < 1
+    int64_t mant = (int64_t)std::ldexp(m, 53);
+    exp -= 53;
+    std::string num = std::to_string(mant), den = "1";
+    APInt p(2048, 1);
+    if (exp > 0)
+      num = llvm::toString(APInt(2048, mant, true) * p.shl(exp), 10, true);
+    else if (exp < 0)
+      den = llvm::toString(p.shl(-exp), 10, false);
+    return z.real_val((num + "/" + den).c_str());
+  }
+  Type t = a.getType();
+  if (t.isF32())
+    return z.fpa_val(v.convertToFloat());
+  if (t.isF64())
+    return z.fpa_val(v.convertToDouble());
+  APInt bits = v.bitcastToAPInt();
+  unsigned w = bits.getBitWidth();
+  z3::sort s = floatSort(t);
+  return z3::expr(z, Z3_mk_fpa_to_fp_bv(z, z.bv_val(bits.getZExtValue(), w), s));
+}
+
+z3::expr SymExec::mathFn(const std::string &name, Type t, std::vector<z3::expr> args) {
+  std::string fname = name + (t.isF64() ? "_f64" : "_f32") + (mode == FloatMode::Real ? "_real" : "");
+  trusted.insert(name + " (uninterpreted in proofs; libdevice in code)");
+  z3::sort s = floatSort(t);
+  z3::sort_vector sorts(z);
+  z3::expr_vector av(z);
+  for (auto &a : args) {
+    sorts.push_back(s);
+    av.push_back(a);
+  }
+  return z.function(fname.c_str(), sorts, s)(av);
+}
+
+z3::expr SymExec::floatOp(Operation &op) {
+  bool real = mode == FloatMode::Real;
+  z3::expr rne = z3::expr(z, Z3_mk_fpa_rne(z));
+  auto bin = [&](auto fpFn, auto realFn) {
+    z3::expr a = get(op.getOperand(0)), b = get(op.getOperand(1));
+    if (real)
+      return realFn(a, b);
+    return z3::expr(z, fpFn(z, rne, a, b));
+  };
+  if (isa<arith::AddFOp>(op))
+    return bin(Z3_mk_fpa_add, [](z3::expr a, z3::expr b) { return a + b; });
+  if (isa<arith::SubFOp>(op))
+    return bin(Z3_mk_fpa_sub, [](z3::expr a, z3::expr b) { return a - b; });
+  if (isa<arith::MulFOp>(op))
+    return bin(Z3_mk_fpa_mul, [](z3::expr a, z3::expr b) { return a * b; });
+  if (isa<arith::DivFOp>(op))
+    return bin(Z3_mk_fpa_div, [](z3::expr a, z3::expr b) { return a / b; });
+  if (isa<arith::NegFOp>(op)) {
+    z3::expr a = get(op.getOperand(0));
+    return real ? -a : z3::expr(z, Z3_mk_fpa_neg(z, a));
+  }
+  if (isa<arith::MinNumFOp, arith::MaxNumFOp>(op)) {
+    bool isMin = isa<arith::MinNumFOp>(op);
+    z3::expr a = get(op.getOperand(0)), b = get(op.getOperand(1));
+    if (real)
+      return isMin ? z3::ite(a <= b, a, b) : z3::ite(a >= b, a, b);
+    z3::expr lt = z3::expr(z, Z3_mk_fpa_lt(z, a, b)), gt = z3::expr(z, Z3_mk_fpa_gt(z, a, b));
+    z3::expr an = z3::expr(z, Z3_mk_fpa_is_nan(z, a)), bn = z3::expr(z, Z3_mk_fpa_is_nan(z, b));
+    z3::expr zeros = z3::expr(z, Z3_mk_fpa_is_zero(z, a)) && z3::expr(z, Z3_mk_fpa_is_zero(z, b));
+    z3::sort s = a.get_sort();
+    // minNum(+0, -0) may return either zero: one of the operands, unspecified.
+    z3::func_decl tie = z.function(isMin ? "fmin_picks_first_zero" : "fmax_picks_first_zero", s, s,
+                                   z.bool_sort());
+    z3::expr either = z3::ite(tie(a, b), a, b);
+    z3::expr pick = isMin ? z3::ite(lt, a, z3::ite(gt, b, z3::ite(zeros, either, a)))
+                          : z3::ite(gt, a, z3::ite(lt, b, z3::ite(zeros, either, a)));
+    return z3::ite(an, b, z3::ite(bn, a, pick));
+  }
+  if (auto c = dyn_cast<arith::CmpFOp>(op)) {
+    z3::expr a = get(c.getLhs()), b = get(c.getRhs());
+    using P = arith::CmpFPredicate;
+    if (real) {
+      switch (c.getPredicate()) {
+      case P::OEQ: case P::UEQ: return a == b;
+      case P::ONE: case P::UNE: return a != b;
+      case P::OLT: case P::ULT: return a < b;
+      case P::OLE: case P::ULE: return a <= b;
+      case P::OGT: case P::UGT: return a > b;
+      case P::OGE: case P::UGE: return a >= b;
+      case P::UNO: return z.bool_val(false);
+      case P::ORD: return z.bool_val(true);
+      default: break;
+      }
+    } else {
+      z3::expr nan = z3::expr(z, Z3_mk_fpa_is_nan(z, a)) || z3::expr(z, Z3_mk_fpa_is_nan(z, b));
+      z3::expr eq = z3::expr(z, Z3_mk_fpa_eq(z, a, b));
+      switch (c.getPredicate()) {
+      case P::OEQ: return inSpec ? (a == b || eq) : eq;
+      case P::UEQ: return eq || nan;
+      case P::ONE: return !eq && !nan;
+      case P::UNE: return !eq;
+      case P::OLT: return z3::expr(z, Z3_mk_fpa_lt(z, a, b));
+      case P::OLE: return z3::expr(z, Z3_mk_fpa_leq(z, a, b));
+      case P::OGT: return z3::expr(z, Z3_mk_fpa_gt(z, a, b));
+      case P::OGE: return z3::expr(z, Z3_mk_fpa_geq(z, a, b));
+      case P::ULT: return z3::expr(z, Z3_mk_fpa_lt(z, a, b)) || nan;
+      case P::ULE: return z3::expr(z, Z3_mk_fpa_leq(z, a, b)) || nan;
+      case P::UGT: return z3::expr(z, Z3_mk_fpa_gt(z, a, b)) || nan;
+      case P::UGE: return z3::expr(z, Z3_mk_fpa_geq(z, a, b)) || nan;
+      case P::UNO: return nan;
+      case P::ORD: return !nan;
+      default: break;
+      }
+    }
+    unsupported(&op, "float comparison predicate not modelled");
+    return z.bool_val(true);
+  }
+  unsupported(&op, "float operation not modelled");
+  return z.bool_val(true);
+}
+
+z3::expr SymExec::toUnsigned(z3::expr v, unsigned w) {
+  if (w >= 64)
+    return z3::ite(v < 0, v + z.int_val("18446744073709551616"), v);
+  return z3::ite(v < 0, v + z.int_val((int64_t)(uint64_t(1) << w)), v);
+}
+
+z3::expr SymExec::toSigned(z3::expr v, unsigned w) {
+  z3::expr half = w >= 64 ? z.int_val("9223372036854775808") : z.int_val((int64_t)(uint64_t(1) << (w - 1)));
+  z3::expr full = w >= 64 ? z.int_val("18446744073709551616") : z.int_val((int64_t)(uint64_t(1) << w));
+  return z3::ite(v >= half, v - full, v);
+}
+
+/// Executes one op of constants and integer arith ops; false if `op` is not one.
+bool SymExec::execIntegerOp(Operation &op) {
+  [[maybe_unused]] Location loc = op.getLoc();
+  if (auto c = dyn_cast<arith::ConstantOp>(op)) {
+    Attribute a = c.getValue();
+    if (auto ia = dyn_cast<IntegerAttr>(a)) {
+      if (ia.getType().isInteger(1))
+        set(c, z.bool_val(ia.getValue().getBoolValue()));
+      else
+        set(c, z.int_val((int64_t)ia.getValue().getSExtValue()));
+    } else if (auto fa = dyn_cast<FloatAttr>(a)) {
+      set(c, floatConst(fa));
+    } else {
+      unsupported(&op, "constant not modelled");
+    }
+    return true;
+  }
+  if (isa<arith::AddIOp, arith::SubIOp, arith::MulIOp, arith::DivSIOp, arith::RemSIOp,
+          arith::ShLIOp, arith::ShRSIOp, arith::AndIOp, arith::OrIOp, arith::XOrIOp,
+          arith::MinSIOp, arith::MaxSIOp>(op)) {
+    set(op.getResult(0), intOp(op));
+    return true;
+  }
+  if (isa<arith::DivUIOp, arith::RemUIOp, arith::ShRUIOp, arith::MinUIOp, arith::MaxUIOp>(op)) {
+    unsigned w = op.getResult(0).getType().getIntOrFloatBitWidth();
+    z3::expr a = toUnsigned(get(op.getOperand(0)), w), b = toUnsigned(get(op.getOperand(1)), w);
+    if (isa<arith::DivUIOp, arith::RemUIOp>(op) && !inSpec)
+      addObligation(CheckId::Overflow, loc, "the divisor is not zero", "division by zero", b != 0);
+    int64_t c;
+    if (isa<arith::ShRUIOp>(op)) {
+      if (!isConst(b.simplify(), c) || c < 0 || c >= (int64_t)w) {
+        unsupported(&op, "shift by a non-constant amount is not modelled yet");
+        return true;
+      }
+      set(op.getResult(0), toSigned(a / z.int_val((int64_t)(uint64_t(1) << c)), w));
+      return true;
+    }
+    z3::expr r = isa<arith::DivUIOp>(op) ? a / b
+                 : isa<arith::RemUIOp>(op) ? z3::mod(a, b)
+                 : isa<arith::MinUIOp>(op) ? z3::ite(a <= b, a, b)
+                                            : z3::ite(a >= b, a, b);
+    set(op.getResult(0), toSigned(r, w));
+    return true;
+  }
+  if (auto c = dyn_cast<arith::CmpIOp>(op)) {
+    z3::expr a = get(c.getLhs()), b = get(c.getRhs());
+    using P = arith::CmpIPredicate;
+    bool isBool = c.getLhs().getType().isInteger(1);
+    switch (c.getPredicate()) {
+    case P::eq: set(c, a == b); return true;
+    case P::ne: set(c, a != b); return true;
+    case P::slt: set(c, a < b); return true;
+    case P::sle: set(c, a <= b); return true;
+    case P::sgt: set(c, a > b); return true;
+    case P::sge: set(c, a >= b); return true;
+    default:
+      break;
+    }
+    if (isBool) {
+      unsupported(&op, "ordered comparison of booleans is not modelled");
+      return true;
+    }
+    unsigned w = c.getLhs().getType().getIntOrFloatBitWidth();
+    z3::expr ua = toUnsigned(a, w), ub = toUnsigned(b, w);
+    switch (c.getPredicate()) {
+    case P::ult: set(c, ua < ub); return true;
+    case P::ule: set(c, ua <= ub); return true;
+    case P::ugt: set(c, ua > ub); return true;
+    case P::uge: set(c, ua >= ub); return true;
+    default:
+      unsupported(&op, "integer comparison not modelled");
+      return true;
+    }
+  }
+  if (auto s = dyn_cast<arith::SelectOp>(op)) {
+    set(s, z3::ite(get(s.getCondition()), get(s.getTrueValue()), get(s.getFalseValue())));
+    return true;
+  }
+  if (auto e = dyn_cast<arith::ExtSIOp>(op)) {
+    set(e, get(e.getIn()));
+    return true;
+  }
+  if (auto e = dyn_cast<arith::ExtUIOp>(op)) {
+    if (!e.getIn().getType().isInteger(1)) {
+      set(e, toUnsigned(get(e.getIn()), e.getIn().getType().getIntOrFloatBitWidth()));
+      return true;
+    }
+    set(e, z3::ite(get(e.getIn()), z.int_val(1), z.int_val(0)));
+    return true;
+  }
+  if (auto t = dyn_cast<arith::TruncIOp>(op)) {
+    z3::expr v = get(t.getIn());
+    checkOverflow(op, v, t.getType().getIntOrFloatBitWidth(), true);
+    set(t, v);
+    return true;
+  }
+  return false;
+}
+
+/// Executes one op of floating-point arith and math ops; false if `op` is not one.
+bool SymExec::execFloatOp(Operation &op) {
+  [[maybe_unused]] Location loc = op.getLoc();
+  if (isa<arith::FPToUIOp, arith::FPToSIOp>(op)) {
+    unsupported(&op, "float to integer conversion is not modelled yet");
+    return true;
+  }
+  if (auto c = dyn_cast<arith::SIToFPOp>(op)) {
+    z3::expr v = get(c.getIn());
+    if (mode == FloatMode::Real)
+      set(c, z3::to_real(v));
+    else
+      set(c, z3::expr(z, Z3_mk_fpa_to_fp_real(z, Z3_mk_fpa_rne(z), z3::to_real(v), floatSort(c.getType()))));
+    return true;
+  }
+  if (auto c = dyn_cast<arith::UIToFPOp>(op); c && !c.getIn().getType().isInteger(1)) {
+    z3::expr v = toUnsigned(get(c.getIn()), c.getIn().getType().getIntOrFloatBitWidth());
+    if (mode == FloatMode::Real)
+      set(c, z3::to_real(v));
+    else
+      set(c, z3::expr(z, Z3_mk_fpa_to_fp_real(z, Z3_mk_fpa_rne(z), z3::to_real(v), floatSort(c.getType()))));
+    return true;
+  }
+  if (auto c = dyn_cast<arith::UIToFPOp>(op)) { // from i1
+    z3::expr v = get(c.getIn());
+    FloatAttr one = FloatAttr::get(c.getType(), 1.0), zero = FloatAttr::get(c.getType(), 0.0);
+    set(c, z3::ite(v, floatConst(one), floatConst(zero)));
+    return true;
+  }
+  if (isa<arith::ExtFOp, arith::TruncFOp>(op)) {
+    z3::expr v = get(op.getOperand(0));
+    if (mode == FloatMode::Real)
+      set(op.getResult(0), v);
+    else
+      set(op.getResult(0), z3::expr(z, Z3_mk_fpa_to_fp_float(z, Z3_mk_fpa_rne(z), v,
+                                                              floatSort(op.getResult(0).getType()))));
+    return true;
+  }
+  if (isa<arith::AddFOp, arith::SubFOp, arith::MulFOp, arith::DivFOp, arith::NegFOp,
+          arith::MinNumFOp, arith::MaxNumFOp, arith::CmpFOp>(op)) {
+    set(op.getResult(0), floatOp(op));
+    return true;
+  }
+  if (isa<math::ExpOp, math::LogOp, math::TanhOp, math::ErfOp, math::RsqrtOp>(op)) {
+    std::string n = op.getName().getStringRef().drop_front(5).str();
+    set(op.getResult(0), mathFn(n, op.getResult(0).getType(), {get(op.getOperand(0))}));
+    return true;
+  }
+  if (isa<math::SqrtOp, math::AbsFOp, math::FloorOp, math::CeilOp>(op)) {
+    z3::expr a = get(op.getOperand(0));
+    if (mode == FloatMode::Real) {
+      if (isa<math::AbsFOp>(op))
+        set(op.getResult(0), z3::ite(a >= 0, a, -a));
+      else
+        set(op.getResult(0), mathFn(op.getName().getStringRef().drop_front(5).str(),
+                                    op.getResult(0).getType(), {a}));
+      return true;
+    }
+    if (isa<math::SqrtOp>(op))
+      set(op.getResult(0), z3::expr(z, Z3_mk_fpa_sqrt(z, Z3_mk_fpa_rne(z), a)));
+    else if (isa<math::AbsFOp>(op))
+      set(op.getResult(0), z3::expr(z, Z3_mk_fpa_abs(z, a)));
+    else if (isa<math::FloorOp>(op))
+      set(op.getResult(0), z3::expr(z, Z3_mk_fpa_round_to_integral(z, Z3_mk_fpa_rtn(z), a)));
+    else
+      set(op.getResult(0), z3::expr(z, Z3_mk_fpa_round_to_integral(z, Z3_mk_fpa_rtp(z), a)));
+    return true;
+  }
+  return false;
+}

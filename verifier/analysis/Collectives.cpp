@@ -1,0 +1,90 @@
+//===- Collectives.cpp - Warp shuffles and votes ----------------------------===//
+#include "verifier/analysis/SymExec.h"
+
+using namespace mlir;
+using namespace kuiper;
+using namespace kuiper::verifier;
+
+void SymExec::collective(Operation *op, Value maskValue) {
+  std::optional<z3::expr> mask;
+  if (maskValue)
+    mask = get(maskValue);
+  collectives.push_back({pc, srcLoc(op->getLoc()), mask});
+}
+
+z3::expr SymExec::shuffle(ShuffleOp op) {
+  collective(op, op.getMask());
+  z3::expr v = get(op.getValue()), d = get(op.getDelta());
+  z3::expr lane = laneId();
+  z3::expr src = lane;
+  z3::expr valid = z.bool_val(true);
+  ShuffleMode mode = op.getMode();
+  int64_t dc;
+  if (mode == ShuffleMode::Down) {
+    src = lane + d;
+    valid = src < 32;
+  } else if (mode == ShuffleMode::Up) {
+    src = lane - d;
+    valid = src >= 0;
+  } else if (mode == ShuffleMode::Idx) {
+    src = z3::mod(d, z.int_val(32));
+  } else {
+    if (!isConst(d.simplify(), dc) || dc <= 0 || (dc & (dc - 1)) != 0 || dc >= 32) {
+      unsupported(op, "shfl_xor with a distance that is not a constant power of two is not modelled yet");
+      return v;
+    }
+    z3::expr bit = z3::mod(lane / z.int_val(dc), z.int_val(2));
+    src = z3::ite(bit == 0, lane + z.int_val(dc), lane - z.int_val(dc));
+  }
+  z3::expr other = atLane(v, src);
+  if (op.getMask()) {
+    // Reading a lane outside the mask (or not there) gives an undefined value.
+    other = z3::ite(laneActive(src, get(op.getMask())), other, havoc("shfl_undefined", v.get_sort()));
+  }
+  return z3::ite(valid, other, v);
+}
+
+z3::expr SymExec::vote(VoteOp op) {
+  collective(op, op.getMask());
+  std::optional<z3::expr> mask;
+  if (op.getMask())
+    mask = get(op.getMask());
+  z3::expr c = get(op.getPred());
+  VoteMode mode = op.getMode();
+  z3::expr any = z.bool_val(false), all = z.bool_val(true), ballot = z.int_val(0);
+  for (int64_t l = 0; l < 32; ++l) {
+    z3::expr L = z.int_val(l);
+    z3::expr active = laneActive(L, mask);
+    z3::expr cl = atLane(c, L);
+    any = any || (active && cl);
+    all = all && z3::implies(active, cl);
+    ballot = ballot + z3::ite(active && cl, z.int_val((int64_t)(uint64_t(1) << l)), z.int_val(0));
+  }
+  if (mode == VoteMode::Any)
+    return any;
+  if (mode == VoteMode::All)
+    return all;
+  return toSigned(ballot, 32);
+}
+
+/// Executes one op of barriers and warp collectives; false if `op` is not one.
+bool SymExec::execCollectiveOp(Operation &op) {
+  [[maybe_unused]] Location loc = op.getLoc();
+  if (auto b = dyn_cast<BarrierOp>(op)) {
+    execBarrier(b);
+    return true;
+  }
+  if (auto s = dyn_cast<ShuffleOp>(op)) {
+    set(s, shuffle(s));
+    return true;
+  }
+  if (auto s = dyn_cast<SyncWarpOp>(op)) {
+    collective(&op, s.getMask());
+    return true;
+  }
+  if (auto v = dyn_cast<VoteOp>(op)) {
+    set(v, vote(v));
+    return true;
+  }
+  return false;
+}

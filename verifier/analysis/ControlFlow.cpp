@@ -1,0 +1,213 @@
+//===- ControlFlow.cpp - Conditionals and loops -----------------------------===//
+#include "verifier/analysis/SymExec.h"
+
+using namespace mlir;
+using namespace kuiper;
+using namespace kuiper::verifier;
+
+void SymExec::execIf(scf::IfOp op) {
+  z3::expr c = get(op.getCondition());
+  z3::expr savedPc = pc, savedFacts = facts;
+  auto savedLocals = locals;
+  unsigned i0 = interval;
+  auto runBranch = [&](Region &r, z3::expr cond, std::vector<z3::expr> &ys) {
+    pc = savedPc && cond;
+    facts = savedFacts; // facts learnt in a branch hold only there
+    if (r.empty())
+      return;
+    execBlock(r.front());
+    auto y = cast<scf::YieldOp>(r.front().getTerminator());
+    for (Value v : y.getResults())
+      ys.push_back(get(v));
+  };
+  std::vector<z3::expr> thenYs, elseYs;
+  runBranch(op.getThenRegion(), c, thenYs);
+  auto thenLocals = locals;
+  unsigned iThen = interval;
+  locals = savedLocals;
+  interval = i0;
+  runBranch(op.getElseRegion(), !c, elseYs);
+  unsigned iElse = interval;
+  if (iThen != iElse) {
+    // Only sound when the condition is not block-uniform, in which case the
+    // barriers inside are reported as divergent. Never a silent pass.
+    Obligation o;
+    o.id = CheckId::BarrierDivergence;
+    o.loc = srcLoc(op.getLoc());
+    o.unsupported = "the branches of this conditional pass different numbers of barriers";
+    obligations.push_back(o);
+    interval = std::max(iThen, iElse) + 1;
+  }
+  pc = savedPc;
+  facts = savedFacts;
+  for (auto &[k, v] : thenLocals) {
+    auto it = locals.find(k);
+    if (it == locals.end())
+      continue;
+    if (!z3::eq(it->second, v)) {
+      z3::expr m = z3::ite(c, v, it->second);
+      locals.erase(k);
+      locals.emplace(k, m);
+    }
+  }
+  for (unsigned i = 0; i < op.getNumResults() && i < thenYs.size() && i < elseYs.size(); ++i)
+    set(op.getResult(i), z3::ite(c, thenYs[i], elseYs[i]));
+}
+
+/// Forgets what a loop changes: locals it assigns and, since what earlier
+/// iterations wrote is not tracked, the thread's view of every memory it
+/// writes (both become functions of the thread and the iterations in scope).
+void SymExec::havocLoop(const std::set<const void *> &modified,
+                        const std::set<const void *> &written, const std::string &why) {
+  for (const void *lv : modified) {
+    z3::sort srt = locals.at(lv).get_sort();
+    locals.erase(lv);
+    locals.emplace(lv, havoc(why, srt));
+  }
+  for (const void *mem : written)
+    state[mem] = havocMemory(mem);
+}
+
+/// Memories (buffers, shared arrays) written anywhere inside `r`.
+static void storedMemories(Region &r, std::set<const void *> &out) {
+  r.walk([&](Operation *op) {
+    if (auto s = dyn_cast<StoreOp>(op))
+      out.insert(key(s.getRef()));
+    else if (auto a = dyn_cast<AtomicOp>(op))
+      out.insert(key(a.getRef()));
+  });
+}
+
+/// Locals (memref allocas) stored to anywhere inside `r`.
+static void storedLocals(Region &r, std::set<const void *> &out) {
+  r.walk([&](memref::StoreOp s) { out.insert(key(s.getMemRef())); });
+}
+
+void SymExec::execFor(ForOp op) {
+  z3::expr lo = get(op.getLo()), hi = get(op.getHi()), st = get(op.getStep());
+  Location loc = op.getLoc();
+  addObligation(CheckId::Precondition, loc, "the loop step is positive", "the loop step may be <= 0", st > 0);
+  int64_t l, h, s;
+  z3::expr los = lo.simplify(), his = hi.simplify(), sts = st.simplify();
+  auto checkInvariants = [&](z3::expr iv, const std::string &when) {
+    loopInvariants(op.getInvariants(), iv, true, when);
+  };
+  auto assumeInvariants = [&](z3::expr iv) { loopInvariants(op.getInvariants(), iv, false, ""); };
+  if (isConst(los, l) && isConst(his, h) && isConst(sts, s) && s > 0 && (h - l) / s <= 256) {
+    for (int64_t i = l; i < h; i += s) {
+      checkInvariants(z.int_val(i), "at the start of an iteration");
+      set(op.getBody().front().getArgument(0), z.int_val(i));
+      execBlock(op.getBody().front());
+      if (!unsupportedReason.empty())
+        return;
+    }
+    int64_t exit = h <= l ? l : l + ((h - l + s - 1) / s) * s;
+    checkInvariants(z.int_val(exit), "when the loop exits");
+    return;
+  }
+  bool hasBarrier = false;
+  op.getBody().walk([&](BarrierOp) { hasBarrier = true; });
+  if (hasBarrier) {
+    unsupported(op, "a barrier inside a loop whose trip count is not a compile-time constant is not modelled yet");
+    return;
+  }
+  checkInvariants(lo, "on entry");
+  std::set<const void *> modified;
+  storedLocals(op.getBody(), modified);
+  std::set<const void *> written;
+  storedMemories(op.getBody(), written);
+  z3::expr savedPc = pc, savedFacts = facts;
+  unsigned m = iterVars.size();
+  iterVars.push_back(z.int_const(("iter!" + std::to_string(freshIds++)).c_str()));
+  z3::expr k = lo + iterVars[m] * st;
+  iterRange.push_back(iterVars[m] >= 0 && k < hi);
+  iterStep.resize(m + 1, z.int_val(0));
+  iterStep[m] = st;
+  iterScope.push_back(m);
+  havocLoop(modified, written, "loop");
+  pc = pc && iterRange[m];
+  assumeInvariants(k);
+  set(op.getBody().front().getArgument(0), k);
+  execBlock(op.getBody().front());
+  checkInvariants(k + st, "after an iteration");
+  // The counter's increment after the last iteration must not wrap either.
+  checkOverflow(*op.getOperation(), k + st, cast<IntegerType>(op.getLo().getType()).getWidth(), true);
+  iterScope.pop_back();
+  pc = savedPc;
+  facts = savedFacts;
+  havocLoop(modified, written, "after_loop");
+  z3::expr span = hi - lo;
+  z3::expr exitIv = z3::ite(hi <= lo, lo, lo + ((span + st - 1) / st) * st);
+  assumeInvariants(exitIv);
+}
+
+void SymExec::execWhile(WhileOp op) {
+  bool hasBarrier = false;
+  op.getBody().walk([&](BarrierOp) { hasBarrier = true; });
+  if (hasBarrier) {
+    unsupported(op, "a barrier inside a while loop is not modelled yet");
+    return;
+  }
+  auto invariants = [&](bool check, const std::string &when) {
+    loopInvariants(op.getInvariants(), std::nullopt, check, when);
+  };
+  invariants(true, "on entry");
+  std::set<const void *> modified;
+  storedLocals(op.getBody(), modified);
+  storedLocals(op.getCond(), modified);
+  std::set<const void *> written;
+  storedMemories(op.getBody(), written);
+  storedMemories(op.getCond(), written);
+  z3::expr savedPc = pc, savedFacts = facts;
+  unsigned m = iterVars.size();
+  iterVars.push_back(z.int_const(("iter!" + std::to_string(freshIds++)).c_str()));
+  iterRange.push_back(iterVars[m] >= 0);
+  iterScope.push_back(m);
+  havocLoop(modified, written, "loop");
+  pc = pc && iterRange[m];
+  invariants(false, "");
+  execBlock(op.getCond().front());
+  z3::expr c = get(cast<YieldOp>(op.getCond().front().getTerminator()).getValues()[0]);
+  pc = pc && c;
+  execBlock(op.getBody().front());
+  invariants(true, "after an iteration");
+  iterScope.pop_back();
+  pc = savedPc;
+  facts = savedFacts;
+  havocLoop(modified, written, "after_loop");
+  invariants(false, "");
+  execBlock(op.getCond().front());
+  pc = pc && !get(cast<YieldOp>(op.getCond().front().getTerminator()).getValues()[0]);
+}
+
+/// Executes one op of locals (memref), conditionals and loops; false if `op` is not one.
+bool SymExec::execStructuredOp(Operation &op) {
+  [[maybe_unused]] Location loc = op.getLoc();
+  if (auto a = dyn_cast<memref::AllocaOp>(op)) {
+    locals.erase(key(a));
+    locals.emplace(key(a), havoc("uninit", sortOf(a.getType().getElementType())));
+    return true;
+  }
+  if (auto l = dyn_cast<memref::LoadOp>(op)) {
+    set(l, locals.at(key(l.getMemRef())));
+    return true;
+  }
+  if (auto s = dyn_cast<memref::StoreOp>(op)) {
+    locals.erase(key(s.getMemRef()));
+    locals.emplace(key(s.getMemRef()), get(s.getValue()));
+    return true;
+  }
+  if (auto i = dyn_cast<scf::IfOp>(op)) {
+    execIf(i);
+    return true;
+  }
+  if (auto f = dyn_cast<ForOp>(op)) {
+    execFor(f);
+    return true;
+  }
+  if (auto w = dyn_cast<WhileOp>(op)) {
+    execWhile(w);
+    return true;
+  }
+  return false;
+}

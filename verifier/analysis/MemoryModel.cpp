@@ -1,0 +1,419 @@
+//===- MemoryModel.cpp - Memory states, writers and merges ------------------===//
+#include "verifier/analysis/SymExec.h"
+#include <functional>
+
+using namespace mlir;
+using namespace kuiper;
+using namespace kuiper::verifier;
+
+z3::expr SymExec::read(const MemRef &m, const std::vector<z3::expr> &idx) {
+  std::string k = std::to_string(m->id);
+  for (auto &i : idx) {
+    k += "," + exprKey(i);
+    keepAlive.push_back(i); // AST ids are reused once an AST is freed
+  }
+  auto it = readMemo.find(k);
+  if (it != readMemo.end())
+    return it->second;
+  std::optional<z3::expr> r;
+  switch (m->kind) {
+  case MemNode::Base: {
+    z3::expr_vector args(z);
+    if (m->perBlock)
+      for (int i = 3; i < 6; ++i)
+        args.push_back(threadVars[i]);
+    for (auto &p : m->prefix)
+      args.push_back(p);
+    for (auto &i : idx)
+      args.push_back(i);
+    r = (*m->fn)(args);
+    break;
+  }
+  case MemNode::Store: {
+    z3::expr same = *m->cond;
+    for (size_t d = 0; d < idx.size(); ++d)
+      same = same && idx[d] == m->idx[d];
+    r = z3::ite(same, *m->value, read(m->prev, idx));
+    break;
+  }
+  case MemNode::Merge: {
+    z3::expr acc = read(m->prev, idx);
+    for (size_t i = 0; i < m->events.size(); ++i) {
+      const Event &e = *m->events[i];
+      std::vector<z3::expr> from, to;
+      if (!witness(e, m->freeThreadVars, idx, from, to)) {
+        unsupported(nullptr, "cannot tell which thread writes '" + mems.at(e.mem).name +
+                                 "' (index not affine in the thread ids)");
+        break;
+      }
+      z3::expr_vector f(z), t(z);
+      for (auto &x : from)
+        f.push_back(x);
+      for (auto &x : to)
+        t.push_back(x);
+      z3::expr v = z3::expr(*e.value).substitute(f, t);
+      z3::expr cov = covered(e, from, to, idx);
+      // What held for the writer when it wrote (its invariants, asserts) holds
+      // for the inferred writer: a valid fact wherever that writer exists.
+      if (!z3::eq(e.facts.simplify(), z.bool_val(true)))
+        termFacts.push_back({cov, z3::implies(cov, z3::expr(e.facts).substitute(f, t))});
+      acc = z3::ite(cov, v, acc);
+    }
+    r = acc;
+    break;
+  }
+  }
+  readMemo.emplace(k, *r);
+  return *r;
+}
+
+namespace {
+/// An affine form sum(coeff_v * v) + off over a set of variables.
+struct Affine {
+  std::vector<std::pair<unsigned, z3::expr>> coeffs;
+  std::optional<z3::expr> off;
+};
+} // namespace
+
+static bool mentions(const z3::expr &e, const std::vector<z3::expr> &vars) {
+  if (e.is_const()) {
+    for (auto &v : vars)
+      if (z3::eq(e, v))
+        return true;
+    return false;
+  }
+  if (!e.is_app())
+    return false;
+  for (unsigned i = 0; i < e.num_args(); ++i)
+    if (mentions(e.arg(i), vars))
+      return true;
+  return false;
+}
+
+static bool linearize(const z3::expr &e, const std::vector<z3::expr> &vars, Affine &out,
+                      z3::context &z) {
+  auto addCoeff = [&](unsigned v, z3::expr c) {
+    for (auto &p : out.coeffs)
+      if (p.first == v) {
+        p.second = p.second + c;
+        return;
+      }
+    out.coeffs.push_back({v, c});
+  };
+  std::function<bool(const z3::expr &, z3::expr)> go = [&](const z3::expr &t, z3::expr scale) -> bool {
+    if (!mentions(t, vars)) {
+      out.off = out.off ? *out.off + scale * t : scale * t;
+      return true;
+    }
+    if (t.is_const()) {
+      for (unsigned i = 0; i < vars.size(); ++i)
+        if (z3::eq(t, vars[i])) {
+          addCoeff(i, scale);
+          return true;
+        }
+      return false;
+    }
+    Z3_decl_kind k = t.decl().decl_kind();
+    if (k == Z3_OP_ADD) {
+      for (unsigned i = 0; i < t.num_args(); ++i)
+        if (!go(t.arg(i), scale))
+          return false;
+      return true;
+    }
+    if (k == Z3_OP_SUB) {
+      if (!go(t.arg(0), scale))
+        return false;
+      for (unsigned i = 1; i < t.num_args(); ++i)
+        if (!go(t.arg(i), -scale))
+          return false;
+      return true;
+    }
+    if (k == Z3_OP_UMINUS)
+      return go(t.arg(0), -scale);
+    // Signed/unsigned reinterpretations `ite(v < 0, v + 2^w, v)`: guess v.
+    // (A witness is only a candidate: the solver checks every use of it.)
+    if (k == Z3_OP_ITE)
+      return go(t.arg(2), scale);
+    if (k == Z3_OP_MUL) {
+      int varArg = -1;
+      z3::expr c = z.int_val(1);
+      for (unsigned i = 0; i < t.num_args(); ++i) {
+        if (mentions(t.arg(i), vars)) {
+          if (varArg >= 0)
+            return false;
+          varArg = i;
+        } else {
+          c = c * t.arg(i);
+        }
+      }
+      return go(t.arg(varArg), scale * c);
+    }
+    return false;
+  };
+  return go(e, z.int_val(1));
+}
+
+bool SymExec::witness(const Event &e, const std::vector<unsigned> &freeThreadVars,
+                      const std::vector<z3::expr> &target, std::vector<z3::expr> &from,
+                      std::vector<z3::expr> &to, bool iterFirst) {
+  size_t nThread = freeThreadVars.size();
+  std::vector<z3::expr> vars;
+  for (unsigned i : freeThreadVars)
+    vars.push_back(threadVars[i]);
+  for (unsigned k : e.iters)
+    vars.push_back(iterVars[k]);
+  std::vector<std::optional<z3::expr>> w(vars.size());
+  for (size_t d = 0; d < e.idx.size(); ++d) {
+    Affine a;
+    if (!linearize(e.idx[d], vars, a, z))
+      return false;
+    z3::expr rem = target[d] - (a.off ? *a.off : z.int_val(0));
+    std::vector<std::pair<unsigned, z3::expr>> todo;
+    for (auto &[v, c] : a.coeffs) {
+      z3::expr cs = c.simplify();
+      if (w[v]) {
+        rem = rem - cs * *w[v];
+        continue;
+      }
+      int64_t n;
+      if (isConst(cs, n) && n == 0)
+        continue;
+      todo.push_back({v, cs});
+    }
+    // Mixed radix, largest coefficient first: symbolic coefficients (loop
+    // strides, row lengths) before numerals, and among products with the same
+    // symbolic part the larger numeral factor first (16*cols before cols).
+    auto split = [](const z3::expr &c, int64_t &factor) -> std::string {
+      factor = 1;
+      if (isConst(c, factor))
+        return "";
+      if (c.is_app() && c.decl().decl_kind() == Z3_OP_MUL) {
+        std::string rest;
+        for (unsigned i = 0; i < c.num_args(); ++i) {
+          int64_t f;
+          if (isConst(c.arg(i), f))
+            factor *= f;
+          else
+            rest += c.arg(i).to_string() + "*";
+        }
+        return rest;
+      }
+      return c.to_string();
+    };
+    std::stable_sort(todo.begin(), todo.end(), [&](auto &x, auto &y) {
+      int64_t fa, fb;
+      std::string sa = split(x.second, fa), sb = split(y.second, fb);
+      if (sa.empty() != sb.empty())
+        return !sa.empty();
+      if (sa != sb)
+        return false;
+      if (std::llabs(fa) != std::llabs(fb))
+        return std::llabs(fa) > std::llabs(fb);
+      // Equal coefficients: loop iterations (unbounded) before thread ids
+      // (bounded), or the other way round for the second candidate.
+      bool ia = x.first >= nThread, ib = y.first >= nThread;
+      return ia != ib && (iterFirst ? ia : ib);
+    });
+    for (size_t i = 0; i < todo.size(); ++i) {
+      auto &[v, c] = todo[i];
+      int64_t n;
+      bool known = isConst(c, n);
+      if (known && n < 0 && i + 1 != todo.size())
+        return false; // a negative coefficient only as the last digit
+      if (!known) {
+        // Division by a symbolic stride: state Euclid's identity outright
+        // (valid for any positive c), which spares the solver nonlinear search.
+        witnessFacts.push_back(c <= 0 || (rem == c * (rem / c) + z3::mod(rem, c) &&
+                                          z3::mod(rem, c) >= 0 && z3::mod(rem, c) < c));
+        // And that two multiples of c differ by at least c (true of all integers).
+        z3::expr d = rem / c - vars[v];
+        witnessFacts.push_back(d == 0 || d * c >= c || d * c <= -c);
+      }
+      if (i + 1 == todo.size()) {
+        w[v] = known && n == 1 ? rem : known && n == -1 ? -rem : rem / c;
+      } else {
+        w[v] = rem / c;
+        rem = z3::mod(rem, c);
+      }
+    }
+  }
+  // Variables the index does not mention: take them from an equality in the
+  // path condition (`if threadIdx.x == 0`), else 0.
+  std::function<void(const z3::expr &)> scan = [&](const z3::expr &c) {
+    if (!c.is_app())
+      return;
+    if (c.decl().decl_kind() == Z3_OP_AND) {
+      for (unsigned i = 0; i < c.num_args(); ++i)
+        scan(c.arg(i));
+      return;
+    }
+    if (c.decl().decl_kind() == Z3_OP_EQ) {
+      for (unsigned i = 0; i < vars.size(); ++i) {
+        if (w[i])
+          continue;
+        if (z3::eq(c.arg(0), vars[i]) && !mentions(c.arg(1), vars))
+          w[i] = c.arg(1);
+        else if (z3::eq(c.arg(1), vars[i]) && !mentions(c.arg(0), vars))
+          w[i] = c.arg(0);
+      }
+    }
+  };
+  scan(e.pc);
+  for (size_t i = 0; i < vars.size(); ++i) {
+    from.push_back(vars[i]);
+    to.push_back(w[i] ? *w[i] : z.int_val(0));
+  }
+  return true;
+}
+
+z3::expr SymExec::covered(const Event &e, const std::vector<z3::expr> &from,
+                          const std::vector<z3::expr> &to, const std::vector<z3::expr> &target) {
+  // Substitute the witness into the event's side only: the target may
+  // mention the reading thread's own ids.
+  z3::expr c = e.pc;
+  for (size_t i = 0; i < from.size(); ++i) {
+    for (int t = 0; t < 7; ++t) {
+      if (!z3::eq(from[i], threadVars[t]))
+        continue;
+      z3::expr bound = t == 0 ? z.int_val(useLanes ? 32 : block[0])
+                       : t == 6 ? z.int_val(useLanes ? block[0] / 32 : 1)
+                       : t < 3  ? z.int_val(block[t])
+                                : grid[t - 3];
+      c = c && from[i] >= 0 && from[i] < bound;
+    }
+  }
+  for (unsigned k : e.iters)
+    c = c && iterRange[k];
+  z3::expr_vector f(z), tt(z);
+  for (auto &x : from)
+    f.push_back(x);
+  for (auto &x : to)
+    tt.push_back(x);
+  c = c.substitute(f, tt);
+  for (size_t d = 0; d < target.size(); ++d)
+    c = c && z3::expr(e.idx[d]).substitute(f, tt) == target[d];
+  return c;
+}
+
+MemRef SymExec::mergeNode(const void *mem, MemRef prev, const std::vector<const Event *> &evs,
+                          const std::vector<unsigned> &freeThreadVars) {
+  auto node = std::make_shared<MemNode>();
+  node->kind = MemNode::Merge;
+  node->id = nodeIds++;
+  node->prev = prev;
+  node->events = evs;
+  node->freeThreadVars = freeThreadVars;
+  // Lemma: every write of an event is found by its witness.
+  for (const Event *e : evs) {
+    std::vector<z3::expr> from, to;
+    if (!witness(*e, freeThreadVars, e->idx, from, to)) {
+      unsupported(nullptr, "cannot tell which thread writes '" + mems.at(mem).name + "'");
+      return node;
+    }
+    Obligation o;
+    o.id = mems.at(mem).shared ? CheckId::Race : CheckId::Coverage;
+    o.loc = e->loc;
+    o.message = "each element of '" + mems.at(mem).name + "' written here has one writer the verifier can name";
+    o.failMessage = "could not determine which thread writes this element of '" + mems.at(mem).name + "'";
+    o.assumptions.push_back(e->pc);
+    o.assumptions.push_back(e->facts);
+    for (unsigned k : e->iters)
+      o.assumptions.push_back(iterRange[k]);
+    o.assumptions.insert(o.assumptions.end(), witnessFacts.begin(), witnessFacts.end());
+    witnessFacts.clear();
+    // The inferred writer of the element written here is this very (thread,
+    // iteration): the writer is unique and the merge takes its value.
+    z3::expr same = z.bool_val(true);
+    for (size_t i = 0; i < from.size(); ++i)
+      same = same && from[i] == to[i];
+    o.goal = covered(*e, from, to, e->idx) && same;
+    o.lemma = true;
+    obligations.push_back(std::move(o));
+  }
+  return node;
+}
+
+/// A memory state about which nothing is known: a fresh function of the
+/// thread, the iterations in scope and the index.
+MemRef SymExec::havocMemory(const void *mem) {
+  const MemInfo &mi = mems.at(mem);
+  auto node = std::make_shared<MemNode>();
+  node->kind = MemNode::Base;
+  node->id = nodeIds++;
+  z3::sort_vector sorts(z);
+  for (size_t i = 0; i < threadVars.size() + iterScope.size(); ++i)
+    sorts.push_back(z.int_sort());
+  for (size_t i = 0; i < mi.dims.size(); ++i)
+    sorts.push_back(z.int_sort());
+  node->fn = z.function((mi.name + "!havoc" + std::to_string(freshIds++)).c_str(), sorts,
+                        sortOf(mi.elemType));
+  for (auto &t : threadVars)
+    node->prefix.push_back(t);
+  for (unsigned k : iterScope)
+    node->prefix.push_back(iterVars[k]);
+  return node;
+}
+
+void SymExec::finalState() {
+  std::map<const void *, std::vector<const Event *>> writes;
+  std::set<const void *> atomic;
+  for (auto &e : events) {
+    if (e->kind == Event::Write)
+      writes[e->mem].push_back(e.get());
+    if (e->kind == Event::Atomic)
+      atomic.insert(e->mem);
+  }
+  for (auto &[mem, mi] : mems) {
+    if (mi.shared || mi.access == BufferAccess::In)
+      continue;
+    if (atomic.count(mem)) {
+      // Atomic updates: the final contents are not modelled (the state after
+      // the last atomic is arbitrary).
+      continue;
+    }
+    auto it = writes.find(mem);
+    state[mem] = it == writes.end() ? entryState.at(mem)
+                                    : mergeNode(mem, entryState.at(mem), it->second, {0, 1, 2, 3, 4, 5, 6});
+  }
+}
+
+/// Executes one op of shared arrays, loads, stores and atomics; false if `op` is not one.
+bool SymExec::execMemoryOp(Operation &op) {
+  [[maybe_unused]] Location loc = op.getLoc();
+  if (auto s = dyn_cast<SharedAllocOp>(op)) {
+    MemInfo mi;
+    mi.name = s.getName().str();
+    mi.shared = true;
+    mi.elemType = s.getType().getElementType();
+    for (int64_t d : s.getType().getShape())
+      mi.dims.push_back(z.int_val(d));
+    mems.emplace(key(s), mi);
+    auto node = std::make_shared<MemNode>();
+    node->kind = MemNode::Base;
+    node->id = nodeIds++;
+    z3::sort_vector sorts(z);
+    for (int i = 0; i < 3; ++i)
+      sorts.push_back(z.int_sort());
+    for (size_t i = 0; i < s.getType().getShape().size(); ++i)
+      sorts.push_back(z.int_sort());
+    node->fn = z.function((mi.name + "!init").c_str(), sorts, sortOf(mi.elemType));
+    node->perBlock = true;
+    state[key(s)] = node;
+    intervalStart[key(s)] = node;
+    entryState[key(s)] = node;
+    return true;
+  }
+  if (auto l = dyn_cast<LoadOp>(op)) {
+    execAccess(&op, l.getRef(), l.getIndices(), Event::Read, std::nullopt, l.getResult());
+    return true;
+  }
+  if (auto s = dyn_cast<StoreOp>(op)) {
+    execAccess(&op, s.getRef(), s.getIndices(), Event::Write, get(s.getValue()), Value());
+    return true;
+  }
+  if (auto a = dyn_cast<AtomicOp>(op)) {
+    execAccess(&op, a.getRef(), a.getIndices(), Event::Atomic, get(a.getValues()[0]), a.getResult());
+    return true;
+  }
+  return false;
+}

@@ -1,0 +1,69 @@
+//===- Spec.cpp - Spec ops: assert, assume, quantifiers, sums, old ----------===//
+#include "verifier/analysis/SymExec.h"
+
+using namespace mlir;
+using namespace kuiper;
+using namespace kuiper::verifier;
+
+
+/// Executes one op of spec ops: assert, assume, quantifiers, sums, old; false if `op` is not one.
+bool SymExec::execSpecOp(Operation &op) {
+  [[maybe_unused]] Location loc = op.getLoc();
+  if (auto a = dyn_cast<AssertOp>(op)) {
+    if (a.getApprox() != (mode == FloatMode::Real))
+      return true;
+    std::vector<z3::expr> extra;
+    std::vector<Observable> obs;
+    z3::expr g = evalGoal(a.getCond(), extra, obs);
+    std::string kind = stringifyAssertKind(a.getKind()).str();
+    bool plain = a.getKind() == AssertKind::Assert;
+    CheckId id = plain ? CheckId::Assert
+                 : a.getKind() == AssertKind::Precondition ? CheckId::Precondition
+                                                          : CheckId::Postcondition;
+    addObligation(id, loc, plain ? "the assertion holds" : "the " + kind + " of the called fn holds",
+                  plain ? "assertion may fail" : "the " + kind + " of the called fn may fail", g,
+                  extra, obs);
+    facts = facts && evalRegion(a.getCond());
+    return true;
+  }
+  if (auto a = dyn_cast<AssumeOp>(op)) {
+    SrcLoc s = srcLoc(loc);
+    trusted.insert("assume at " + s.file + ":" + std::to_string(s.line));
+    z3::expr assumed = evalRegion(a.getCond());
+    addObligation(CheckId::Assume, loc, "the assumption can hold here",
+                  "the assumption never holds here: everything after it is vacuously verified",
+                  !assumed);
+    obligations.back().vacuityProbe = true;
+    facts = facts && assumed;
+    return true;
+  }
+  if (auto q = dyn_cast<ForallOp>(op)) {
+    z3::expr c = fresh("q", z.int_sort());
+    z3::expr body = evalRegion(q.getBody(), {c});
+    set(q, z3::forall(c, z3::implies(c >= get(q.getLo()) && c < get(q.getHi()), body)));
+    return true;
+  }
+  if (auto q = dyn_cast<ExistsOp>(op)) {
+    z3::expr c = fresh("q", z.int_sort());
+    z3::expr body = evalRegion(q.getBody(), {c});
+    set(q, z3::exists(c, c >= get(q.getLo()) && c < get(q.getHi()) && body));
+    return true;
+  }
+  if (auto s = dyn_cast<SumOp>(op)) {
+    set(s, sumOp(s));
+    return true;
+  }
+  if (auto o = dyn_cast<OldOp>(op)) {
+    auto saved = state;
+    state = entryState;
+    bool so = oldState;
+    oldState = true;
+    set(o, evalRegion(o.getBody()));
+    oldState = so;
+    state = saved;
+    return true;
+  }
+  if (isa<InvariantOp>(op))
+    return true;
+  return false;
+}

@@ -1,0 +1,324 @@
+//===- SymExec.cpp - Symbolic execution of one thread -----------------------===//
+#include "verifier/analysis/SymExec.h"
+#include "llvm/ADT/ScopeExit.h"
+#include <functional>
+
+using namespace mlir;
+using namespace kuiper;
+using namespace kuiper::verifier;
+
+SrcLoc kuiper::verifier::srcLoc(Location loc) {
+  SrcLoc s;
+  if (auto f = dyn_cast<FileLineColLoc>(loc)) {
+    s.file = f.getFilename().str();
+    s.line = f.getLine();
+    s.col = f.getColumn();
+  } else if (auto n = dyn_cast<NameLoc>(loc)) {
+    return srcLoc(n.getChildLoc());
+  } else if (auto fu = dyn_cast<FusedLoc>(loc)) {
+    for (Location l : fu.getLocations()) {
+      SrcLoc r = srcLoc(l);
+      if (r.line)
+        return r;
+    }
+  }
+  return s;
+}
+
+SymExec::SymExec(z3::context &z, KernelOp kernel, FloatMode mode)
+    : z(z), kernel(kernel), mode(mode), pc(z.bool_val(true)),
+      facts(z.bool_val(true)) {
+  auto blk = kernel.getBlock();
+  for (int i = 0; i < 3; ++i)
+    block[i] = blk[i];
+  // With blockDim.x a multiple of 32, threadIdx.x is split into (warp column,
+  // lane): laneid and warpid are then linear in the thread variables, which is
+  // what lets the verifier name the writer of `y[warpid]`.
+  // Only for kernels that use warp-level ids: the split makes other index
+  // maps (grid-stride, several elements per thread) harder for the solver.
+  bool warpLevel = false;
+  kernel.walk([&](Operation *op) {
+    if (isa<LaneIdOp, WarpIdOp, ShuffleOp, VoteOp, SyncWarpOp>(op))
+      warpLevel = true;
+  });
+  useLanes = block[0] % 32 == 0 && warpLevel;
+  const char *names[] = {"lane", "threadIdx.y", "threadIdx.z",
+                         "blockIdx.x", "blockIdx.y", "blockIdx.z", "warpcol"};
+  if (!useLanes)
+    names[0] = "threadIdx.x";
+  for (const char *n : names)
+    threadVars.push_back(z.int_const(n));
+}
+
+z3::sort SymExec::floatSort(Type t) {
+  if (mode == FloatMode::Real)
+    return z.real_sort();
+  if (t.isF64())
+    return z.fpa_sort<64>();
+  if (t.isF16())
+    return z.fpa_sort<16>();
+  if (t.isBF16())
+    return z.fpa_sort(8, 8);
+  return z.fpa_sort<32>();
+}
+
+z3::sort SymExec::sortOf(Type t) {
+  if (t.isInteger(1))
+    return z.bool_sort();
+  if (isa<IntegerType>(t))
+    return z.int_sort();
+  return floatSort(t);
+}
+
+z3::expr SymExec::fresh(const std::string &name, z3::sort s) {
+  return z.constant((name + "!" + std::to_string(freshIds++)).c_str(), s);
+}
+
+/// An arbitrary value that may differ per thread and per loop iteration.
+z3::expr SymExec::havoc(const std::string &name, z3::sort s) {
+  z3::expr_vector args(z);
+  z3::sort_vector sorts(z);
+  for (auto &t : threadVars) {
+    args.push_back(t);
+    sorts.push_back(z.int_sort());
+  }
+  for (unsigned k : iterScope) {
+    args.push_back(iterVars[k]);
+    sorts.push_back(z.int_sort());
+  }
+  z3::func_decl f = z.function((name + "!" + std::to_string(freshIds++)).c_str(), sorts, s);
+  return f(args);
+}
+
+void SymExec::unsupported(Operation *op, const std::string &why) {
+  if (!unsupportedReason.empty())
+    return;
+  std::string name = op ? op->getName().getStringRef().str() : "";
+  unsupportedReason = why + (name.empty() ? "" : " ('" + name + "')");
+  if (op)
+    unsupportedLoc = srcLoc(op->getLoc());
+}
+
+void SymExec::addObligation(CheckId id, Location loc, const std::string &msg,
+                            const std::string &failMsg, z3::expr goal,
+                            std::vector<z3::expr> extra, std::vector<Observable> obs) {
+  Obligation o;
+  o.id = id;
+  o.loc = srcLoc(loc);
+  o.message = msg;
+  o.failMessage = failMsg;
+  o.assumptions.push_back(pc);
+  o.assumptions.push_back(facts);
+  for (auto &e : extra)
+    o.assumptions.push_back(e);
+  o.goal = goal;
+  o.observables = std::move(obs);
+  obligations.push_back(std::move(o));
+}
+
+std::vector<z3::expr> SymExec::scopeAssumptions(Obligation::Scope scope) const {
+  std::vector<z3::expr> all;
+  for (const auto &[kind, fact] : orderedFacts) {
+    bool wanted = kind == FactKind::Always ||
+                  (kind == FactKind::Shape && scope != Obligation::Scope::Launch) ||
+                  (kind == FactKind::ThreadExists && scope == Obligation::Scope::Thread);
+    if (wanted)
+      all.push_back(fact);
+  }
+  if (scope == Obligation::Scope::EmptyLaunch) {
+    z3::expr someThread = z.bool_val(true);
+    for (const z3::expr &g : grid)
+      someThread = someThread && g >= 1;
+    all.push_back(!someThread);
+  }
+  return all;
+}
+
+/// A kernel-level fact must hold for every launch: proven once where some
+/// thread runs (the symbolic thread then stands for one of them) and once
+/// for a launch that runs no thread (the grid has a zero dimension).
+void SymExec::splitKernelObligations() {
+  size_t count = obligations.size();
+  for (size_t i = 0; i < count; ++i) {
+    if (obligations[i].scope != Obligation::Scope::Kernel)
+      continue;
+    obligations[i].scope = Obligation::Scope::Thread;
+    Obligation empty = obligations[i];
+    empty.scope = Obligation::Scope::EmptyLaunch;
+    empty.message += " (also when the launch runs no thread)";
+    empty.failMessage += " (the launch runs no thread)";
+    obligations.push_back(empty);
+  }
+}
+
+z3::expr SymExec::get(Value v) {
+  auto it = env.find(key(v));
+  if (it != env.end())
+    return it->second;
+  unsupported(v.getDefiningOp(), "value not modelled");
+  return fresh("unmodelled", sortOf(v.getType()));
+}
+
+void SymExec::set(Value v, z3::expr e) {
+  env.erase(key(v));
+  env.emplace(key(v), e);
+}
+
+void SymExec::run() {
+  Block &body = kernel.getBody().front();
+  for (BlockArgument a : body.getArguments()) {
+    std::string name = cast<StringAttr>(kernel.getArgNames()[a.getArgNumber()]).str();
+    Type t = a.getType();
+    if (auto bt = dyn_cast<BufferType>(t)) {
+      MemInfo mi;
+      mi.name = name;
+      mi.access = bt.getAccess();
+      mi.elemType = bt.getElementType();
+      mems.emplace(key(a), mi);
+      auto node = std::make_shared<MemNode>();
+      node->kind = MemNode::Base;
+      node->id = nodeIds++;
+      z3::sort_vector sorts(z);
+      for (unsigned i = 0; i < bt.getRank(); ++i)
+        sorts.push_back(z.int_sort());
+      node->fn = z.function(name.c_str(), sorts, sortOf(bt.getElementType()));
+      state[key(a)] = node;
+      continue;
+    }
+    z3::expr c = z.constant(name.c_str(), sortOf(t));
+    set(a, c);
+    params.push_back({name, c});
+    if (auto it = dyn_cast<IntegerType>(t); it && it.getWidth() > 1) {
+      unsigned w = it.getWidth();
+      assumeFact(FactKind::Always, c >= z.int_val(-(int64_t(1) << (w - 1))) &&
+                                  c <= z.int_val((int64_t)((uint64_t(1) << (w - 1)) - 1)));
+    }
+  }
+  entryState = state;
+  intervalStart = state;
+  execBlock(body);
+  if (unsupportedReason.empty())
+    finalChecks();
+  splitKernelObligations();
+  Obligation launchable;
+  launchable.id = CheckId::Precondition;
+  launchable.loc = srcLoc(kernel.getLoc());
+  launchable.message = "some launch satisfies the requires clauses";
+  launchable.failMessage = "no launch satisfies the requires clauses: every proof is vacuous";
+  launchable.goal = z.bool_val(false);
+  launchable.scope = Obligation::Scope::Launch;
+  launchable.vacuityProbe = true;
+  obligations.push_back(launchable);
+}
+
+void SymExec::execBlock(Block &block) {
+  for (Operation &op : block) {
+    if (op.hasTrait<OpTrait::IsTerminator>())
+      return;
+    execOp(op);
+    if (!unsupportedReason.empty())
+      return;
+  }
+}
+
+z3::expr SymExec::evalRegion(Region &r, const std::vector<z3::expr> &args) {
+  Block &b = r.front();
+  for (unsigned i = 0; i < args.size(); ++i)
+    set(b.getArgument(i), args[i]);
+  bool saved = inSpec;
+  inSpec = true;
+  execBlock(b);
+  inSpec = saved;
+  auto y = cast<YieldOp>(b.getTerminator());
+  if (y.getValues().empty())
+    return z.bool_val(true);
+  return get(y.getValues()[0]);
+}
+
+z3::expr SymExec::evalYielded(Value v, std::vector<z3::expr> &extra,
+                              std::vector<Observable> &obs) {
+  if (auto fa = v.getDefiningOp<ForallOp>()) {
+    std::string name = "i";
+    if (auto a = fa->getAttrOfType<StringAttr>("binder"))
+      name = a.str();
+    z3::expr c = fresh(name, z.int_sort());
+    z3::expr range = c >= get(fa.getLo()) && c < get(fa.getHi());
+    extra.push_back(range);
+    obs.push_back({name, c});
+    // Obligations raised inside the clause (fn preconditions) hold only in range.
+    z3::expr savedPc = pc;
+    pc = pc && range;
+    llvm::scope_exit restore([&] { pc = savedPc; });
+    Block &b = fa.getBody().front();
+    set(b.getArgument(0), c);
+    bool saved = inSpec;
+    inSpec = true;
+    for (Operation &op : b) {
+      if (op.hasTrait<OpTrait::IsTerminator>())
+        break;
+      auto y = cast<YieldOp>(b.getTerminator());
+      if (op.getNumResults() == 1 && op.getResult(0) == y.getValues()[0] && isa<ForallOp>(op))
+        continue;
+      execOp(op);
+    }
+    inSpec = saved;
+    return evalYielded(cast<YieldOp>(b.getTerminator()).getValues()[0], extra, obs);
+  }
+  return get(v);
+}
+
+z3::expr SymExec::evalGoal(Region &r, std::vector<z3::expr> &extra, std::vector<Observable> &obs) {
+  Block &b = r.front();
+  auto y = cast<YieldOp>(b.getTerminator());
+  Value v = y.getValues()[0];
+  bool saved = inSpec;
+  inSpec = true;
+  for (Operation &op : b) {
+    if (op.hasTrait<OpTrait::IsTerminator>())
+      break;
+    if (isa<ForallOp>(op) && op.getResult(0) == v)
+      continue;
+    execOp(op);
+  }
+  inSpec = saved;
+  return evalYielded(v, extra, obs);
+}
+
+/// The facts about terms (`termFacts`) that an obligation over `roots` needs:
+/// those whose term occurs in the roots or, transitively, in facts already
+/// taken. Leaving the others out is sound (fewer assumptions) and keeps
+/// queries small.
+std::vector<z3::expr> SymExec::relevantFacts(const std::vector<z3::expr> &roots) const {
+  std::set<unsigned> seen;
+  std::vector<z3::expr> todo(roots.begin(), roots.end());
+  auto walk = [&](const z3::expr &root) {
+    std::vector<z3::expr> stack{root};
+    while (!stack.empty()) {
+      z3::expr e = stack.back();
+      stack.pop_back();
+      if (!seen.insert(Z3_get_ast_id(z, e)).second)
+        continue;
+      if (e.is_app())
+        for (unsigned i = 0; i < e.num_args(); ++i)
+          stack.push_back(e.arg(i));
+      else if (e.is_quantifier() || e.is_lambda())
+        stack.push_back(e.body());
+    }
+  };
+  for (auto &r : todo)
+    walk(r);
+  std::vector<z3::expr> out;
+  std::vector<bool> taken(termFacts.size(), false);
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (size_t i = 0; i < termFacts.size(); ++i) {
+      if (taken[i] || !seen.count(Z3_get_ast_id(z, termFacts[i].first)))
+        continue;
+      taken[i] = true;
+      changed = true;
+      out.push_back(termFacts[i].second);
+      walk(termFacts[i].second);
+    }
+  }
+  return out;
+}

@@ -1,0 +1,85 @@
+//===- Access.cpp - Bounds and memory-contract checks of every access -------===//
+#include "verifier/analysis/SymExec.h"
+
+using namespace mlir;
+using namespace kuiper;
+using namespace kuiper::verifier;
+
+void SymExec::execAccess(Operation *op, Value ref, ValueRange indices, Event::Kind kind,
+                         std::optional<z3::expr> value, Value result) {
+  const void *mem = key(ref);
+  MemInfo &mi = mems.at(mem);
+  std::vector<z3::expr> idx;
+  for (Value i : indices)
+    idx.push_back(get(i));
+  if (inSpec) {
+    if (kind == Event::Read) {
+      auto ov = overrideLoad.find(op);
+      set(result, ov != overrideLoad.end() ? ov->second : read(state.at(mem), idx));
+    }
+    return;
+  }
+  std::string what = mi.name + "[";
+  for (size_t i = 0; i < idx.size(); ++i)
+    what += (i ? ", " : "") + std::string("...");
+  what += "]";
+  z3::expr inBounds = z.bool_val(true);
+  for (size_t d = 0; d < idx.size(); ++d)
+    inBounds = inBounds && idx[d] >= 0 && idx[d] < mi.dims[d];
+  std::vector<Observable> obs;
+  for (size_t d = 0; d < idx.size(); ++d)
+    obs.push_back({mi.name + " index " + std::to_string(d), idx[d]});
+  for (size_t d = 0; d < mi.dims.size(); ++d)
+    obs.push_back({mi.name + " dim " + std::to_string(d), mi.dims[d]});
+  addObligation(CheckId::Bounds, op->getLoc(),
+                std::string(kind == Event::Read ? "read of " : "write of ") + mi.name + " is in bounds",
+                "out-of-bounds " + std::string(kind == Event::Read ? "read of '" : "write of '") + mi.name + "'",
+                inBounds, {}, obs);
+  bool writes = kind != Event::Read;
+  auto &boxes = writes ? mi.writes : mi.reads;
+  if ((writes ? mi.hasWrites : mi.hasReads) && !mi.shared) {
+    z3::expr inBox = z.bool_val(false);
+    for (size_t b = 0; b + idx.size() <= boxes.size(); b += idx.size()) {
+      z3::expr in = z.bool_val(true);
+      for (size_t d = 0; d < idx.size(); ++d)
+        in = in && idx[d] >= boxes[b + d].first && idx[d] < boxes[b + d].second;
+      inBox = inBox || in;
+    }
+    addObligation(CheckId::Contract, op->getLoc(),
+                  std::string("the access of ") + mi.name + " is inside its '" + (writes ? "writes" : "reads") + "' clause",
+                  std::string("access of '") + mi.name + "' outside its '" + (writes ? "writes" : "reads") + "' clause",
+                  inBox, {}, obs);
+  }
+  if (!mi.shared && mi.access == BufferAccess::In && kind != Event::Read)
+    unsupported(op, "write to an 'in' buffer");
+  if (kind != Event::Read || mi.shared || mi.access != BufferAccess::In) {
+    auto e = std::make_unique<Event>(Event{kind, mem, idx, value, pc, facts, interval, iterScope,
+                                           srcLoc(op->getLoc()), (unsigned)events.size()});
+    events.push_back(std::move(e));
+  }
+  if (kind == Event::Read) {
+    set(result, read(state.at(mem), idx));
+    return;
+  }
+  if (kind == Event::Atomic) {
+    set(result, havoc("atomic_old", sortOf(mi.elemType)));
+    auto node = std::make_shared<MemNode>();
+    node->kind = MemNode::Base;
+    node->id = nodeIds++;
+    z3::sort_vector sorts(z);
+    for (size_t i = 0; i < idx.size(); ++i)
+      sorts.push_back(z.int_sort());
+    node->fn = z.function((mi.name + "!atomic" + std::to_string(freshIds++)).c_str(), sorts,
+                          sortOf(mi.elemType));
+    state[mem] = node;
+    return;
+  }
+  auto node = std::make_shared<MemNode>();
+  node->kind = MemNode::Store;
+  node->id = nodeIds++;
+  node->prev = state.at(mem);
+  node->cond = pc;
+  node->value = *value;
+  node->idx = idx;
+  state[mem] = node;
+}

@@ -1,0 +1,73 @@
+//===- Barriers.cpp - Barrier intervals and barrier contracts ---------------===//
+#include "verifier/analysis/SymExec.h"
+
+using namespace mlir;
+using namespace kuiper;
+using namespace kuiper::verifier;
+
+void SymExec::execBarrier(BarrierOp op) {
+  if (!iterScope.empty()) {
+    unsupported(op, "a barrier inside a loop whose trip count is not a compile-time constant is not modelled yet");
+    return;
+  }
+  barriers.push_back({pc, srcLoc(op.getLoc())});
+  std::map<const void *, std::vector<const Event *>> writes;
+  for (auto &e : events)
+    if (e->interval == interval && e->kind != Event::Read)
+      writes[e->mem].push_back(e.get());
+  for (auto &[mem, evs] : writes) {
+    if (mems.at(mem).shared || mems.at(mem).access != BufferAccess::In)
+      state[mem] = mergeNode(mem, intervalStart.at(mem), evs, {0, 1, 2, 6});
+  }
+  if (!op.getContract().empty()) {
+    bool applies = op.getApprox() == (mode == FloatMode::Real);
+    if (applies) {
+      std::vector<z3::expr> extra;
+      std::vector<Observable> obs;
+      z3::expr g = evalGoal(op.getContract(), extra, obs);
+      addObligation(CheckId::BarrierContract, op.getLoc(), "the barrier contract holds when the block arrives",
+                    "the barrier contract may not hold when the block arrives", g, extra, obs);
+    }
+    for (auto &[mem, mi] : mems) {
+      if (!mi.shared)
+        continue;
+      auto node = std::make_shared<MemNode>();
+      node->kind = MemNode::Base;
+      node->id = nodeIds++;
+      node->perBlock = true;
+      z3::sort_vector sorts(z);
+      for (int i = 0; i < 3; ++i)
+        sorts.push_back(z.int_sort());
+      for (size_t i = 0; i < mi.dims.size(); ++i)
+        sorts.push_back(z.int_sort());
+      node->fn = z.function((mi.name + "!after_barrier" + std::to_string(freshIds++)).c_str(), sorts,
+                            sortOf(mi.elemType));
+      state[mem] = node;
+    }
+    if (applies) {
+      // The contract holds in every block: one flat quantifier over the block
+      // ids and the contract's own bound variables, so that Z3 can instantiate
+      // it from the shared-array reads (pattern: the array's function).
+      std::vector<z3::expr> ranges;
+      std::vector<Observable> binders;
+      z3::expr body = evalGoal(op.getContract(), ranges, binders);
+      z3::expr_vector f(z), t(z), bound(z);
+      z3::expr blockRange = z.bool_val(true);
+      for (int i = 3; i < 6; ++i) {
+        z3::expr c = z.int_const((threadVars[i].decl().name().str() + "!contract" + std::to_string(freshIds++)).c_str());
+        f.push_back(threadVars[i]);
+        t.push_back(c);
+        bound.push_back(c);
+        blockRange = blockRange && c >= 0 && c < grid[i - 3];
+      }
+      for (auto &b : binders)
+        bound.push_back(b.term);
+      z3::expr hyp = blockRange;
+      for (auto &r : ranges)
+        hyp = hyp && r.substitute(f, t);
+      assumeFact(FactKind::Always, z3::forall(bound, z3::implies(hyp, body.substitute(f, t))));
+    }
+  }
+  interval++;
+  intervalStart = state;
+}

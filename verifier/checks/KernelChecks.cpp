@@ -1,0 +1,241 @@
+//===- KernelChecks.cpp - Coverage, determinism and postconditions ----------===//
+#include "verifier/analysis/SymExec.h"
+#include <functional>
+
+using namespace mlir;
+using namespace kuiper;
+using namespace kuiper::verifier;
+
+void SymExec::finalChecks() {
+  if (mode == FloatMode::Exact) {
+    checkUniformity();
+    raceChecks();
+    // Float atomics make the result depend on the order the threads run in.
+    for (auto &e : events) {
+      if (e->kind != Event::Atomic || !isa<FloatType>(mems.at(e->mem).elemType))
+        continue;
+      Obligation o;
+      o.id = CheckId::Determinism;
+      o.loc = e->loc;
+      o.message = "the floating-point atomic on '" + mems.at(e->mem).name + "' is never executed";
+      o.failMessage = "floating-point atomic on '" + mems.at(e->mem).name +
+                      "': the result depends on the order the threads run in";
+      o.assumptions = {e->pc};
+      for (unsigned k : e->iters)
+        o.assumptions.push_back(iterRange[k]);
+      o.goal = z.bool_val(false);
+      o.finding = !kernel.getDeterministic();
+      obligations.push_back(o);
+    }
+  }
+  finalState();
+  z3::expr savedPc = pc;
+  pc = z.bool_val(true);
+  // Coverage: every element of every out region is written.
+  if (mode == FloatMode::Exact) {
+    for (auto &[mem, mi] : mems) {
+      if (mi.shared || mi.access != BufferAccess::Out)
+        continue;
+      std::vector<z3::expr> j;
+      z3::expr region = z.bool_val(true);
+      std::vector<Observable> obs;
+      for (size_t d = 0; d < mi.dims.size(); ++d) {
+        j.push_back(fresh(mi.name + "_index", z.int_sort()));
+        z3::expr lo = mi.hasWrites ? mi.writes[d].first : z.int_val(0);
+        z3::expr hi = mi.hasWrites ? mi.writes[d].second : mi.dims[d];
+        region = region && j[d] >= lo && j[d] < hi;
+        obs.push_back({"index " + std::to_string(d) + " of " + mi.name, j[d]});
+      }
+      z3::expr cov = z.bool_val(false);
+      for (auto &e : events) {
+        if (e->mem != mem || e->kind == Event::Read)
+          continue;
+        for (bool iterFirst : {true, false}) {
+          std::vector<z3::expr> from, to;
+          if (!witness(*e, {0, 1, 2, 3, 4, 5, 6}, j, from, to, iterFirst)) {
+            unsupported(nullptr, "cannot tell which thread writes '" + mi.name + "'");
+            return;
+          }
+          cov = cov || covered(*e, from, to, j);
+        }
+      }
+      Obligation o;
+      o.id = CheckId::Coverage;
+      o.memoryName = mi.name;
+      o.loc = srcLoc(kernel.getLoc());
+      o.assumptions = witnessFacts;
+      witnessFacts.clear();
+      o.message = "every element of out buffer '" + mi.name + "' is written";
+      o.failMessage = "no thread writes this element of out buffer '" + mi.name + "'";
+      o.assumptions.push_back(region);
+      o.goal = cov;
+      o.observables = obs;
+      o.scope = Obligation::Scope::Kernel;
+      obligations.push_back(o);
+    }
+  }
+  // Postconditions.
+  for (Operation &op : kernel.getBody().front()) {
+    auto ens = dyn_cast<EnsuresOp>(op);
+    if (!ens || ens.getApprox() != (mode == FloatMode::Real))
+      continue;
+    if (!writerPostcondition(ens)) {
+      std::vector<z3::expr> extra;
+      std::vector<Observable> obs;
+      z3::expr g = evalGoal(ens.getCond(), extra, obs);
+      addObligation(CheckId::Postcondition, ens.getLoc(), "the postcondition holds",
+                    "the postcondition may not hold", g, extra, obs);
+      obligations.back().scope = Obligation::Scope::Kernel;
+    }
+    if (ens.getApprox()) {
+      // Rounding depth of the values the code wrote: the depth of the
+      // deepest chain of float operations in the final state read here.
+      std::function<int(const z3::expr &, std::map<unsigned, int> &)> depth =
+          [&](const z3::expr &t, std::map<unsigned, int> &memo) -> int {
+        if (!t.is_app())
+          return 0;
+        unsigned id = Z3_get_ast_id(z, t);
+        auto it = memo.find(id);
+        if (it != memo.end())
+          return it->second;
+        int d = 0;
+        for (unsigned i = 0; i < t.num_args(); ++i)
+          d = std::max(d, depth(t.arg(i), memo));
+        Z3_decl_kind k = t.decl().decl_kind();
+        if (t.is_real() && (k == Z3_OP_ADD || k == Z3_OP_SUB || k == Z3_OP_MUL || k == Z3_OP_DIV))
+          d += 1;
+        // A value carried by a cut loop, or known only through a barrier
+        // contract, hides how many roundings produced it.
+        std::string name = t.decl().name().str();
+        if (t.is_real() && k == Z3_OP_UNINTERPRETED &&
+            (name.find("loop!") != std::string::npos || name.find("!after_barrier") != std::string::npos ||
+             name.find("!havoc") != std::string::npos))
+          opaqueDepth = true;
+        memo[id] = d;
+        return d;
+      };
+      opaqueDepth = false;
+      int d = 0;
+      std::map<unsigned, int> memo;
+      for (auto &e : events)
+        if (e->kind == Event::Write && e->value && !mems.at(e->mem).shared)
+          d = std::max(d, depth(*e->value, memo));
+      SrcLoc s = srcLoc(ens.getLoc());
+      tolerances.push_back({s.file + ":" + std::to_string(s.line) + ":" + std::to_string(s.col),
+                            opaqueDepth ? -d - 1 : d});
+    }
+  }
+  pc = savedPc;
+}
+
+/// `ensures forall i...: P(y[t(i)])` where `y[t(i)]` is the clause's only read
+/// of a written buffer: proven per write event from the writer's side (the
+/// thread T that writes y[t] last computes a value v with P(v)), plus "every
+/// y[t(i)] is written". No writer inversion is needed for the values, which
+/// keeps the queries small; the final-state merge remains the general path.
+bool SymExec::writerPostcondition(EnsuresOp ens) {
+  Block *b = &ens.getCond().front();
+  Value v = cast<YieldOp>(b->getTerminator()).getValues()[0];
+  bool chained = false;
+  while (auto fa = v.getDefiningOp<ForallOp>()) {
+    if (fa->getBlock() != b)
+      return false;
+    chained = true;
+    b = &fa.getBody().front();
+    v = cast<YieldOp>(b->getTerminator()).getValues()[0];
+  }
+  if (!chained)
+    return false;
+  LoadOp target;
+  bool ok = true;
+  ens.getCond().walk([&](Operation *op) {
+    auto l = dyn_cast<LoadOp>(op);
+    if (!l)
+      return;
+    for (Operation *p = op->getParentOp(); p && p != ens; p = p->getParentOp())
+      if (isa<OldOp>(p))
+        return;
+    auto bt = dyn_cast<BufferType>(l.getRef().getType());
+    if (!bt || bt.getAccess() == BufferAccess::In)
+      return;
+    if (target || l->getBlock() != b)
+      ok = false;
+    target = l;
+  });
+  if (!ok || !target)
+    return false;
+  const void *mem = key(target.getRef());
+  std::vector<const Event *> writes;
+  for (auto &e : events) {
+    if (e->mem != mem || e->kind == Event::Read)
+      continue;
+    if (e->kind == Event::Atomic || (!e->iters.empty() && mems.at(mem).access != BufferAccess::Out))
+      return false;
+    writes.push_back(e.get());
+  }
+  const MemInfo &mi = mems.at(mem);
+  auto indices = [&]() {
+    std::vector<z3::expr> t;
+    for (Value i : target.getIndices())
+      t.push_back(get(i));
+    return t;
+  };
+  for (size_t w = 0; w < writes.size(); ++w) {
+    const Event &e = *writes[w];
+    overrideLoad.erase(target);
+    overrideLoad.emplace(target, *e.value);
+    std::vector<z3::expr> extra;
+    std::vector<Observable> obs;
+    z3::expr g = evalGoal(ens.getCond(), extra, obs);
+    std::vector<z3::expr> t = indices();
+    extra.push_back(e.pc);
+    extra.push_back(e.facts);
+    for (unsigned k : e.iters)
+      extra.push_back(iterRange[k]);
+    for (size_t d = 0; d < t.size(); ++d)
+      extra.push_back(e.idx[d] == t[d]);
+    for (size_t l = w + 1; l < writes.size(); ++l) {
+      z3::expr same = writes[l]->pc;
+      for (size_t d = 0; d < t.size(); ++d)
+        same = same && writes[l]->idx[d] == t[d];
+      extra.push_back(!same);
+    }
+    std::vector<Observable> all = pairObservables(threadVars, threadVars);
+    std::vector<Observable> o2;
+    for (size_t i = 0; i < all.size(); i += 2)
+      o2.push_back({all[i].name.substr(9), all[i].term});
+    obs.insert(obs.end(), o2.begin(), o2.end());
+    obs.push_back({mi.name + " written", *e.value});
+    addObligation(CheckId::Postcondition, ens.getLoc(),
+                  "the value written at line " + std::to_string(e.loc.line) + " satisfies the postcondition",
+                  "the value written at line " + std::to_string(e.loc.line) + " may violate the postcondition",
+                  g, extra, obs);
+  }
+  // Every element the clause names is written.
+  overrideLoad.erase(target);
+  overrideLoad.emplace(target, fresh("unused", sortOf(mi.elemType)));
+  std::vector<z3::expr> extra;
+  std::vector<Observable> obs;
+  evalGoal(ens.getCond(), extra, obs);
+  std::vector<z3::expr> t = indices();
+  overrideLoad.erase(target);
+  z3::expr cov = z.bool_val(false);
+  for (const Event *e : writes) {
+    for (bool iterFirst : {true, false}) {
+      std::vector<z3::expr> from, to;
+      if (!witness(*e, {0, 1, 2, 3, 4, 5, 6}, t, from, to, iterFirst))
+        return false;
+      cov = cov || covered(*e, from, to, t);
+    }
+  }
+  for (size_t d = 0; d < t.size(); ++d)
+    obs.push_back({mi.name + " index " + std::to_string(d), t[d]});
+  extra.insert(extra.end(), witnessFacts.begin(), witnessFacts.end());
+  witnessFacts.clear();
+  addObligation(CheckId::Postcondition, ens.getLoc(),
+                "every element of '" + mi.name + "' the postcondition names is written",
+                "no thread writes the element of out buffer '" + mi.name + "' the postcondition names", cov,
+                extra, obs);
+  obligations.back().scope = Obligation::Scope::Kernel;
+  return true;
+}

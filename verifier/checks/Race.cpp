@@ -1,0 +1,101 @@
+//===- Race.cpp - Data races within and between blocks ----------------------===//
+#include "verifier/analysis/SymExec.h"
+
+using namespace mlir;
+using namespace kuiper;
+using namespace kuiper::verifier;
+
+void SymExec::raceChecks() {
+  auto A = renamedThread("@A"), B = renamedThread("@B");
+  z3::expr sameBlock = A[3] == B[3] && A[4] == B[4] && A[5] == B[5];
+  z3::expr sameThread = sameBlock && A[0] == B[0] && A[1] == B[1] && A[2] == B[2] && A[6] == B[6];
+  std::vector<Observable> obsBase = pairObservables(A, B);
+  for (size_t i = 0; i < events.size(); ++i) {
+    for (size_t j = i; j < events.size(); ++j) {
+      const Event &a = *events[i], &b = *events[j];
+      if (a.mem != b.mem)
+        continue;
+      if (a.kind == Event::Read && b.kind == Event::Read)
+        continue;
+      if (a.kind == Event::Atomic && b.kind == Event::Atomic)
+        continue;
+      const MemInfo &mi = mems.at(a.mem);
+      // Shared memory is per block: accesses in different barrier intervals
+      // are ordered by the barrier between them.
+      if (mi.shared && a.interval != b.interval)
+        continue;
+      z3::expr pa = renamed(a.pc && a.facts, a.iters, "@A"), pb = renamed(b.pc && b.facts, b.iters, "@B");
+      z3::expr same = z.bool_val(true);
+      std::vector<Observable> obs = obsBase;
+      for (size_t d = 0; d < a.idx.size(); ++d) {
+        z3::expr ia = renamed(a.idx[d], a.iters, "@A");
+        same = same && ia == renamed(b.idx[d], b.iters, "@B");
+        obs.push_back({mi.name + " index " + std::to_string(d), ia});
+      }
+      z3::expr ranges = threadRange(A) && threadRange(B);
+      for (unsigned k : a.iters)
+        ranges = ranges && renamed(iterRange[k], {}, "@A");
+      for (unsigned k : b.iters)
+        ranges = ranges && renamed(iterRange[k], {}, "@B");
+      // Two iterations of one loop are a whole step apart: a valid lemma that
+      // spares the solver nonlinear search on symbolic (grid-stride) steps.
+      for (unsigned k : a.iters) {
+        if (std::find(b.iters.begin(), b.iters.end(), k) == b.iters.end() || k >= iterStep.size())
+          continue;
+        z3::expr d = renamed(iterVars[k], {}, "@A") - renamed(iterVars[k], {}, "@B");
+        z3::expr st = renamed(iterStep[k], {}, "@A");
+        ranges = ranges && (d == 0 || d * st >= st || d * st <= -st);
+      }
+      z3::expr concurrent = (sameBlock && z.bool_val(a.interval == b.interval));
+      if (!mi.shared)
+        concurrent = concurrent || !sameBlock;
+      Obligation o;
+      o.id = CheckId::Race;
+      o.loc = b.loc;
+      bool ww = a.kind != Event::Read && b.kind != Event::Read;
+      o.message = "no two threads access the same element of '" + mi.name + "' concurrently";
+      o.failMessage = std::string("data race on ") + (mi.shared ? "shared '" : "global '") + mi.name + "': " +
+                      (ww ? "two threads write" : "one thread writes and another reads") +
+                      " the same element without a barrier between them (other access at line " +
+                      std::to_string(a.loc.line) + ")";
+      o.assumptions = {ranges, pa, pb, same, concurrent, !sameThread};
+      o.goal = z.bool_val(false);
+      o.observables = obs;
+      // Second attempt for two plain writes of an out/inout buffer: the final
+      // merge's lemma (checked on its own) says each write's inferred writer is
+      // the writing thread; with it, equal indices mean equal threads. This
+      // settles nonlinear index maps such as `r * cols + c`.
+      if (ww && !mi.shared && a.kind == Event::Write && b.kind == Event::Write) {
+        auto writerIs = [&](const Event &e, const std::string &suffix) -> std::optional<z3::expr> {
+          std::vector<z3::expr> from, to;
+          if (!witness(e, {0, 1, 2, 3, 4, 5, 6}, e.idx, from, to))
+            return std::nullopt;
+          z3::expr eq = z.bool_val(true);
+          for (size_t v = 0; v < from.size(); ++v)
+            eq = eq && from[v] == to[v];
+          witnessFacts.clear();
+          return renamed(eq, e.iters, suffix);
+        };
+        auto wa = writerIs(a, "@A"), wb = writerIs(b, "@B");
+        if (wa && wb)
+          o.fallback = {*wa, *wb};
+      }
+      obligations.push_back(o);
+      // Out buffers: every element written exactly once, also by one thread.
+      if (ww && !mi.shared && mi.access == BufferAccess::Out && (i != j || !a.iters.empty())) {
+        Obligation u;
+        u.id = CheckId::Coverage;
+        u.loc = b.loc;
+        u.message = "each element of '" + mi.name + "' is written at most once";
+        u.failMessage = "an element of out buffer '" + mi.name + "' is written more than once by one thread";
+        z3::expr differentIter = z.bool_val(i != j);
+        for (unsigned k : a.iters)
+          differentIter = differentIter || renamed(iterVars[k], {}, "@A") != renamed(iterVars[k], {}, "@B");
+        u.assumptions = {ranges, pa, pb, same, sameThread, differentIter};
+        u.goal = z.bool_val(false);
+        u.observables = obs;
+        obligations.push_back(u);
+      }
+    }
+  }
+}
