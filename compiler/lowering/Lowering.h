@@ -9,7 +9,8 @@
 
 namespace mlir {
 class DialectRegistry;
-}
+class OpPassManager;
+} // namespace mlir
 
 namespace kuiper {
 
@@ -21,6 +22,13 @@ struct LoweringOptions {
 
 /// Registers the dialects and translation interfaces lowering needs.
 void registerLoweringDialects(mlir::DialectRegistry &registry);
+
+/// Adds the passes taking kuiper IR to the LLVM dialect (erase specs,
+/// simplify, convert kuiper, then the upstream conversions) to `pm`.
+void buildKuiperToLLVMPipeline(mlir::OpPassManager &pm);
+
+/// Registers `buildKuiperToLLVMPipeline` as `--kuiper-to-llvm`.
+void registerKuiperToLLVMPipeline();
 
 /// Lowers a clone of `module` (kuiper IR; spec ops are erased here) to LLVM IR text.
 llvm::Expected<std::string> lowerToLLVMIR(mlir::ModuleOp module, const LoweringOptions &opts);
