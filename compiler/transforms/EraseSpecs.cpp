@@ -25,12 +25,6 @@ using namespace mlir;
 namespace kuiper {
 namespace {
 
-/// Whether `op` exists only for the verifier.
-bool isSpecOp(Operation *op) {
-  return isa<RequiresOp, EnsuresOp, AssertOp, AssumeOp, AccessOp, InvariantOp,
-             ForallOp, ExistsOp, SumOp, OldOp>(op);
-}
-
 /// Empties `region`, dropping the references its ops hold first.
 void clearRegion(Region &region) {
   region.dropAllReferences();
@@ -94,7 +88,7 @@ SmallVector<Operation *> clearContractsAndInvariants(ModuleOp module) {
 LogicalResult eraseSpecOps(ModuleOp module) {
   SmallVector<Operation *> specs;
   module.walk<WalkOrder::PreOrder>([&](Operation *op) {
-    if (isSpecOp(op)) {
+    if (isSpecOnly(op)) {
       specs.push_back(op);
       return WalkResult::skip();
     }

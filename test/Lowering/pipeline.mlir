@@ -16,17 +16,17 @@
 // FAILED: error: lowering failed (kuiper-erase-specs):
 // FAILED: errors.mlir:{{[0-9]+}}:{{[0-9]+}}: specification value used by executable code
 kuiper.kernel @scale block [64, 1, 1] attributes {arg_names = ["x", "n"]} {
-^bb0(%x: !kuiper.buffer<f32, 1, "inout">, %n: i32):
-  kuiper.shape %x [%n] : !kuiper.buffer<f32, 1, "inout">, i32
+^bb0(%x: !kuiper.buffer<f32, 1, inout>, %n: i32):
+  kuiper.shape %x [%n] : !kuiper.buffer<f32, 1, inout>, i32
   %c1 = arith.constant 1 : i32
   kuiper.launch grid(%c1, %c1, %c1) : i32, i32, i32
   %t = kuiper.thread_id 0 : i32
   %in = arith.cmpi slt, %t, %n : i32
   scf.if %in {
-    %v = kuiper.load %x[%t] : !kuiper.buffer<f32, 1, "inout">, i32 -> f32
+    %v = kuiper.load %x[%t] : !kuiper.buffer<f32, 1, inout>, i32 -> f32
     %two = arith.constant 2.0 : f32
     %w = arith.mulf %v, %two : f32
-    kuiper.store %w, %x[%t] : f32, !kuiper.buffer<f32, 1, "inout">, i32
+    kuiper.store %w, %x[%t] : f32, !kuiper.buffer<f32, 1, inout>, i32
   }
   kuiper.return
 }

@@ -19,15 +19,15 @@
 // CHECK: llvm.getelementptr inbounds %[[Y]]
 // CHECK: llvm.return
 kuiper.kernel @abi block [128, 1, 1] attributes {arg_names = ["x", "y", "n", "flag"]} {
-^bb0(%x: !kuiper.buffer<f32, 1, "in">, %y: !kuiper.buffer<f32, 1, "out">, %n: i32, %flag: i1):
-  kuiper.shape %x [%n] : !kuiper.buffer<f32, 1, "in">, i32
-  kuiper.shape %y [%n] : !kuiper.buffer<f32, 1, "out">, i32
+^bb0(%x: !kuiper.buffer<f32, 1, in>, %y: !kuiper.buffer<f32, 1, out>, %n: i32, %flag: i1):
+  kuiper.shape %x [%n] : !kuiper.buffer<f32, 1, in>, i32
+  kuiper.shape %y [%n] : !kuiper.buffer<f32, 1, out>, i32
   %c1 = arith.constant 1 : i32
   kuiper.launch grid(%c1, %c1, %c1) : i32, i32, i32
   %t = kuiper.thread_id 0 : i32
   scf.if %flag {
-    %v = kuiper.load %x[%t] : !kuiper.buffer<f32, 1, "in">, i32 -> f32
-    kuiper.store %v, %y[%t] : f32, !kuiper.buffer<f32, 1, "out">, i32
+    %v = kuiper.load %x[%t] : !kuiper.buffer<f32, 1, in>, i32 -> f32
+    kuiper.store %v, %y[%t] : f32, !kuiper.buffer<f32, 1, out>, i32
   }
   kuiper.return
 }

@@ -21,14 +21,14 @@
 // CHECK: %[[SPTR:.*]] = llvm.getelementptr inbounds %[[TILE]][%{{.*}}] : (!llvm.ptr<3>, i64) -> !llvm.ptr<3>, f32
 // CHECK: llvm.store %[[V]], %[[SPTR]] : f32, !llvm.ptr<3>
 kuiper.kernel @tiles block [32, 8, 1] attributes {arg_names = ["a", "rows", "cols"]} {
-^bb0(%a: !kuiper.buffer<f32, 2, "in">, %rows: i32, %cols: i32):
-  kuiper.shape %a [%rows, %cols] : !kuiper.buffer<f32, 2, "in">, i32, i32
+^bb0(%a: !kuiper.buffer<f32, 2, in>, %rows: i32, %cols: i32):
+  kuiper.shape %a [%rows, %cols] : !kuiper.buffer<f32, 2, in>, i32, i32
   %c1 = arith.constant 1 : i32
   kuiper.launch grid(%c1, %c1, %c1) : i32, i32, i32
   %tile = kuiper.shared_alloc "tile" : !kuiper.shared<f32, [8, 33]>
   %x = kuiper.thread_id 0 : i32
   %y = kuiper.thread_id 1 : i32
-  %v = kuiper.load %a[%y, %x] : !kuiper.buffer<f32, 2, "in">, i32, i32 -> f32
+  %v = kuiper.load %a[%y, %x] : !kuiper.buffer<f32, 2, in>, i32, i32 -> f32
   kuiper.store %v, %tile[%y, %x] : f32, !kuiper.shared<f32, [8, 33]>, i32, i32
   kuiper.return
 }
@@ -47,19 +47,19 @@ kuiper.kernel @tiles block [32, 8, 1] attributes {arg_names = ["a", "rows", "col
 // CHECK: %[[OLD:.*]] = llvm.extractvalue %[[PAIR]][0] : !llvm.struct<(i32, i1)>
 // CHECK: arith.bitcast %[[OLD]] : i32 to f32
 kuiper.kernel @atomics block [64, 1, 1] attributes {arg_names = ["f", "i"]} {
-^bb0(%f: !kuiper.buffer<f32, 1, "inout">, %i: !kuiper.buffer<i32, 1, "inout">):
+^bb0(%f: !kuiper.buffer<f32, 1, inout>, %i: !kuiper.buffer<i32, 1, inout>):
   %c64 = arith.constant 64 : i32
-  kuiper.shape %f [%c64] : !kuiper.buffer<f32, 1, "inout">, i32
-  kuiper.shape %i [%c64] : !kuiper.buffer<i32, 1, "inout">, i32
+  kuiper.shape %f [%c64] : !kuiper.buffer<f32, 1, inout>, i32
+  kuiper.shape %i [%c64] : !kuiper.buffer<i32, 1, inout>, i32
   %c1 = arith.constant 1 : i32
   kuiper.launch grid(%c1, %c1, %c1) : i32, i32, i32
   %s = kuiper.shared_alloc "counts" : !kuiper.shared<i32, [64]>
   %t = kuiper.thread_id 0 : i32
   %one = arith.constant 1.0 : f32
-  %a0 = kuiper.atomic "add" %f[%t], %one : !kuiper.buffer<f32, 1, "inout">, (i32), (f32) -> f32
-  %a1 = kuiper.atomic "max" %i[%t], %t : !kuiper.buffer<i32, 1, "inout">, (i32), (i32) -> i32
-  %a2 = kuiper.atomic "min" %s[%t], %t : !kuiper.shared<i32, [64]>, (i32), (i32) -> i32
-  %a3 = kuiper.atomic "cas" %f[%t], %one, %a0 : !kuiper.buffer<f32, 1, "inout">, (i32), (f32, f32) -> f32
+  %a0 = kuiper.atomic add %f[%t], %one : !kuiper.buffer<f32, 1, inout>, (i32), (f32) -> f32
+  %a1 = kuiper.atomic max %i[%t], %t : !kuiper.buffer<i32, 1, inout>, (i32), (i32) -> i32
+  %a2 = kuiper.atomic min %s[%t], %t : !kuiper.shared<i32, [64]>, (i32), (i32) -> i32
+  %a3 = kuiper.atomic cas %f[%t], %one, %a0 : !kuiper.buffer<f32, 1, inout>, (i32), (f32, f32) -> f32
   kuiper.return
 }
 

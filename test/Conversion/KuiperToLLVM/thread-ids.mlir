@@ -18,9 +18,9 @@
 // CHECK: %[[C5:.*]] = arith.constant 5 : i32
 // CHECK: arith.shrui %{{.*}}, %[[C5]] : i32
 kuiper.kernel @ids block [64, 1, 2] attributes {arg_names = ["out"]} {
-^bb0(%out: !kuiper.buffer<i32, 1, "out">):
+^bb0(%out: !kuiper.buffer<i32, 1, out>):
   %c8 = arith.constant 8 : i32
-  kuiper.shape %out [%c8] : !kuiper.buffer<i32, 1, "out">, i32
+  kuiper.shape %out [%c8] : !kuiper.buffer<i32, 1, out>, i32
   %c1 = arith.constant 1 : i32
   kuiper.launch grid(%c1, %c1, %c1) : i32, i32, i32
   %c0 = arith.constant 0 : i32
@@ -29,10 +29,10 @@ kuiper.kernel @ids block [64, 1, 2] attributes {arg_names = ["out"]} {
   %gx = kuiper.grid_dim 0 : i32
   %lane = kuiper.lane_id : i32
   %warp = kuiper.warp_id : i32
-  kuiper.store %tz, %out[%c0] : i32, !kuiper.buffer<i32, 1, "out">, i32
-  kuiper.store %by, %out[%c1] : i32, !kuiper.buffer<i32, 1, "out">, i32
-  kuiper.store %gx, %out[%c1] : i32, !kuiper.buffer<i32, 1, "out">, i32
-  kuiper.store %lane, %out[%c1] : i32, !kuiper.buffer<i32, 1, "out">, i32
-  kuiper.store %warp, %out[%c1] : i32, !kuiper.buffer<i32, 1, "out">, i32
+  kuiper.store %tz, %out[%c0] : i32, !kuiper.buffer<i32, 1, out>, i32
+  kuiper.store %by, %out[%c1] : i32, !kuiper.buffer<i32, 1, out>, i32
+  kuiper.store %gx, %out[%c1] : i32, !kuiper.buffer<i32, 1, out>, i32
+  kuiper.store %lane, %out[%c1] : i32, !kuiper.buffer<i32, 1, out>, i32
+  kuiper.store %warp, %out[%c1] : i32, !kuiper.buffer<i32, 1, out>, i32
   kuiper.return
 }

@@ -27,12 +27,12 @@ kuiper.kernel @shuffles block [32, 1, 1] attributes {arg_names = ["v", "d", "s",
   %c1 = arith.constant 1 : i32
   kuiper.launch grid(%c1, %c1, %c1) : i32, i32, i32
   %c16 = arith.constant 16 : i32
-  %a = kuiper.shfl "down" %v, %c16 : f32
-  %b = kuiper.shfl "up" %a, %c1 : f32
-  %c = kuiper.shfl "xor" %b, %c1 : f32
-  %e = kuiper.shfl "idx" %c1, %c1 mask %m : i64 : i32
-  %f = kuiper.shfl "down" %d, %c16 : f64
-  %g = kuiper.shfl "xor" %s, %c1 : i16
+  %a = kuiper.shfl down %v, %c16 : f32
+  %b = kuiper.shfl up %a, %c1 : f32
+  %c = kuiper.shfl xor %b, %c1 : f32
+  %e = kuiper.shfl idx %c1, %c1 mask %m : i64 : i32
+  %f = kuiper.shfl down %d, %c16 : f64
+  %g = kuiper.shfl xor %s, %c1 : i16
   kuiper.return
 }
 
@@ -48,9 +48,9 @@ kuiper.kernel @votes block [32, 1, 1] attributes {arg_names = ["p"]} {
   %c1 = arith.constant 1 : i32
   kuiper.launch grid(%c1, %c1, %c1) : i32, i32, i32
   %c15 = arith.constant 15 : i32
-  %bal = kuiper.vote "ballot" %p : i32
-  %any = kuiper.vote "any" %p : i1
-  %all = kuiper.vote "all" %any mask %c15 : i32 : i1
+  %bal = kuiper.vote ballot %p : i32
+  %any = kuiper.vote any %p : i1
+  %all = kuiper.vote all %any mask %c15 : i32 : i1
   kuiper.syncwarp
   kuiper.return
 }
