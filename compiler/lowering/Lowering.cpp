@@ -195,9 +195,11 @@ std::string ptxVersionFor(const std::string &arch) {
 
 /// Lowers `module` to an optimised LLVM module for `opts.arch` and hands it,
 /// with its target machine, to `use`.
-static llvm::Expected<std::string>
-withLLVMModule(ModuleOp module, const LoweringOptions &opts,
-               llvm::function_ref<llvm::Expected<std::string>(llvm::Module &, llvm::TargetMachine &)> use) {
+static llvm::Expected<std::string> withLLVMModule(
+    ModuleOp module, const LoweringOptions &opts,
+    llvm::function_ref<llvm::Expected<std::string>(llvm::Module &,
+                                                   llvm::TargetMachine &)>
+        use) {
   auto tm = createNVPTXTargetMachine(opts.arch);
   if (!tm)
     return tm.takeError();
@@ -211,7 +213,8 @@ withLLVMModule(ModuleOp module, const LoweringOptions &opts,
 llvm::Expected<std::string> lowerToLLVMIR(ModuleOp module,
                                           const LoweringOptions &opts) {
   return withLLVMModule(module, opts,
-                        [](llvm::Module &m, llvm::TargetMachine &) -> llvm::Expected<std::string> {
+                        [](llvm::Module &m, llvm::TargetMachine &)
+                            -> llvm::Expected<std::string> {
                           std::string text;
                           llvm::raw_string_ostream os(text);
                           m.print(os, nullptr);
@@ -222,7 +225,8 @@ llvm::Expected<std::string> lowerToLLVMIR(ModuleOp module,
 llvm::Expected<std::string> lowerToPTX(ModuleOp module,
                                        const LoweringOptions &opts) {
   return withLLVMModule(module, opts,
-                        [&](llvm::Module &m, llvm::TargetMachine &tm) -> llvm::Expected<std::string> {
+                        [&](llvm::Module &m, llvm::TargetMachine &tm)
+                            -> llvm::Expected<std::string> {
                           auto ptx = emitPTX(m, tm);
                           if (!ptx)
                             return ptx.takeError();

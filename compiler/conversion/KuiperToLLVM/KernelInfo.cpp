@@ -31,9 +31,9 @@ FailureOr<KernelInfo> KernelInfo::build(ModuleOp module) {
       if (isa<BufferType>(arg.getType()) && !info.bufferDims.count(arg))
         return kernel.emitError("buffer parameter #")
                << arg.getArgNumber() << " has no kuiper.shape";
-    LLVM_DEBUG(llvm::dbgs() << "kernel @" << kernel.getSymName() << ": block ["
-                            << block[0] << ", " << block[1] << ", " << block[2]
-                            << "]\n");
+    LLVM_DEBUG(llvm::dbgs()
+               << "kernel @" << kernel.getSymName() << ": block [" << block[0]
+               << ", " << block[1] << ", " << block[2] << "]\n");
   }
   return info;
 }

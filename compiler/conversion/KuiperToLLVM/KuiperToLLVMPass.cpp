@@ -42,9 +42,9 @@ void configureKuiperToLLVMConversionTarget(ConversionTarget &target,
                                            const TargetInfo &targetInfo) {
   target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
   target.addIllegalDialect<KuiperDialect>();
-  target.addLegalDialect<LLVM::LLVMDialect, arith::ArithDialect,
-                         scf::SCFDialect, cf::ControlFlowDialect,
-                         ub::UBDialect>();
+  target
+      .addLegalDialect<LLVM::LLVMDialect, arith::ArithDialect, scf::SCFDialect,
+                       cf::ControlFlowDialect, ub::UBDialect>();
   target.addDynamicallyLegalDialect<math::MathDialect>(
       [&targetInfo](Operation *op) {
         return targetInfo

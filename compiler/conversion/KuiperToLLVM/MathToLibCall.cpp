@@ -38,19 +38,20 @@ struct MathOpToLibCall : ConversionPattern {
 
     Location loc = op->getLoc();
     bool isDouble = type.isF64();
-    Type callType = isDouble ? Type(rewriter.getF64Type()) : rewriter.getF32Type();
+    Type callType =
+        isDouble ? Type(rewriter.getF64Type()) : rewriter.getF32Type();
     SmallVector<Value> args;
     for (Value operand : operands)
-      args.push_back(operand.getType() == callType
-                         ? operand
-                         : arith::ExtFOp::create(rewriter, loc, callType,
-                                                 operand)
-                               .getResult());
+      args.push_back(
+          operand.getType() == callType
+              ? operand
+              : arith::ExtFOp::create(rewriter, loc, callType, operand)
+                    .getResult());
     SmallVector<Type> argTypes(args.size(), callType);
-    LLVM::LLVMFuncOp fn = getOrDeclareFunction(
-        rewriter, op->getParentOfType<ModuleOp>(),
-        targetInfo.getMathFunctionName(opName, isDouble),
-        LLVM::LLVMFunctionType::get(callType, argTypes));
+    LLVM::LLVMFuncOp fn =
+        getOrDeclareFunction(rewriter, op->getParentOfType<ModuleOp>(),
+                             targetInfo.getMathFunctionName(opName, isDouble),
+                             LLVM::LLVMFunctionType::get(callType, argTypes));
     Value result = LLVM::CallOp::create(rewriter, loc, fn, args).getResult();
     if (result.getType() != type)
       result = arith::TruncFOp::create(rewriter, loc, type, result);

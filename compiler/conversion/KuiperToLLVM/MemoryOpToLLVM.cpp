@@ -190,8 +190,7 @@ struct SharedAllocOpLowering : KuiperOpToLLVMPattern<SharedAllocOp> {
       global = LLVM::GlobalOp::create(
           rewriter, op.getLoc(), arrayType, /*isConstant=*/false,
           LLVM::Linkage::Internal, getUniqueName(module, op), Attribute(),
-          kSharedAlignment,
-          targetInfo.getAddressSpace(MemorySpace::Shared));
+          kSharedAlignment, targetInfo.getAddressSpace(MemorySpace::Shared));
     }
     rewriter.replaceOpWithNewOp<LLVM::AddressOfOp>(op, global);
     return success();

@@ -17,8 +17,8 @@ public:
   KuiperOpToLLVMPattern(const KuiperToLLVMTypeConverter &converter,
                         mlir::MLIRContext *ctx, const TargetInfo &targetInfo,
                         const KernelInfo &kernelInfo)
-      : mlir::OpConversionPattern<OpTy>(converter, ctx),
-        targetInfo(targetInfo), kernelInfo(kernelInfo) {}
+      : mlir::OpConversionPattern<OpTy>(converter, ctx), targetInfo(targetInfo),
+        kernelInfo(kernelInfo) {}
 
 protected:
   const TargetInfo &targetInfo;

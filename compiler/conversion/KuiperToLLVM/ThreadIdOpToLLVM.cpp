@@ -82,7 +82,8 @@ struct LaneIdOpLowering : KuiperOpToLLVMPattern<LaneIdOp> {
     Location loc = op.getLoc();
     Value linear = createLinearThreadId(rewriter, loc, targetInfo,
                                         kernelInfo.getBlockSize(op));
-    Value laneMask = createI32Constant(rewriter, loc, targetInfo.getWarpSize() - 1);
+    Value laneMask =
+        createI32Constant(rewriter, loc, targetInfo.getWarpSize() - 1);
     rewriter.replaceOpWithNewOp<arith::AndIOp>(op, linear, laneMask);
     return success();
   }

@@ -101,10 +101,9 @@ struct VoteOpLowering : KuiperOpToLLVMPattern<VoteOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Value mask = createI32LaneMask(rewriter, loc, adaptor.getMask());
-    rewriter.replaceOp(op, targetInfo.vote(rewriter, loc,
-                                           getVoteKind(op.getMode()),
-                                           op.getType(), mask,
-                                           adaptor.getPred()));
+    rewriter.replaceOp(op,
+                       targetInfo.vote(rewriter, loc, getVoteKind(op.getMode()),
+                                       op.getType(), mask, adaptor.getPred()));
     return success();
   }
 };
