@@ -1,16 +1,18 @@
 //===- Lowering.cpp - kuiper IR to LLVM IR and PTX ------------------------===//
 //
-// The lowering pipeline:
-//   clone -> erase specs, loops to scf -> canonicalize, cse
-//   -> kuiper to LLVM/NVVM (KuiperToLLVM.cpp)
+// The lowering pipeline, built here and nowhere else:
+//   clone -> kuiper-erase-specs -> canonicalize, cse
+//   -> convert-kuiper-to-llvm (compiler/conversion/KuiperToLLVM)
 //   -> scf to cf, math/arith/cf/memref/ub to LLVM, reconcile casts
-//   -> LLVM IR -> libdevice, internalize, O3 -> PTX (NVPTXBackend.cpp)
+//   -> LLVM IR -> libdevice, internalize, O3 -> PTX (compiler/target/NVPTX)
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/lowering/Lowering.h"
-#include "LoweringPasses.h"
 
+#include "kuiper/Conversion/Passes.h"
 #include "kuiper/Dialect/Kuiper/IR/Kuiper.h"
+#include "kuiper/Target/NVPTX/NVPTXBackend.h"
+#include "kuiper/Transforms/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
@@ -20,6 +22,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
@@ -88,36 +91,36 @@ void prepareContext(MLIRContext *ctx) {
                    NVVM::NVVMDialect>();
 }
 
+/// Remembers the argument of the pass that failed, to name it in the error.
+class FailedPassRecorder : public PassInstrumentation {
+public:
+  explicit FailedPassRecorder(std::string &failedPass)
+      : failedPass(failedPass) {}
+  void runAfterPassFailed(Pass *pass, Operation *) override {
+    failedPass = pass->getArgument().str();
+  }
+
+private:
+  std::string &failedPass;
+};
+
 /// kuiper IR -> LLVM dialect, in a clone of `module`.
 llvm::Expected<OwningOpRef<ModuleOp>> lowerToLLVMDialect(ModuleOp module) {
   MLIRContext *ctx = module.getContext();
   prepareContext(ctx);
   OwningOpRef<ModuleOp> clone(module.clone());
   DiagnosticCollector diagnostics(ctx);
-
-  if (failed(eraseSpecsAndConvertLoops(*clone)))
-    return diagnostics.error("erasing specifications");
-
-  PassManager cleanup(ctx);
-  cleanup.addPass(createCanonicalizerPass());
-  cleanup.addPass(createCSEPass());
-  if (failed(cleanup.run(*clone)))
-    return diagnostics.error("simplifying the executable code");
-
-  if (failed(convertKuiperToLLVM(*clone)))
+  if (clone->getOps<KernelOp>().empty()) {
+    clone->emitError("no kuiper.kernel to lower");
     return diagnostics.error("kuiper to LLVM dialect");
+  }
 
-  PassManager toLLVM(ctx);
-  toLLVM.addPass(createSCFToControlFlowPass());
-  toLLVM.addPass(createConvertMathToLLVMPass());
-  toLLVM.addPass(createArithToLLVMConversionPass());
-  toLLVM.addPass(createConvertControlFlowToLLVMPass());
-  toLLVM.addPass(createFinalizeMemRefToLLVMConversionPass());
-  toLLVM.addPass(createUBToLLVMConversionPass());
-  toLLVM.addPass(createReconcileUnrealizedCastsPass());
-  toLLVM.addPass(createCanonicalizerPass());
-  if (failed(toLLVM.run(*clone)))
-    return diagnostics.error("conversion to the LLVM dialect");
+  std::string failedPass = "pass pipeline";
+  PassManager pm(ctx);
+  pm.addInstrumentation(std::make_unique<FailedPassRecorder>(failedPass));
+  buildKuiperToLLVMPipeline(pm);
+  if (failed(pm.run(*clone)))
+    return diagnostics.error(failedPass);
   return std::move(clone);
 }
 
@@ -154,6 +157,28 @@ std::string commentLines(const std::string &text) {
 
 } // namespace
 
+void buildKuiperToLLVMPipeline(OpPassManager &pm) {
+  pm.addPass(createKuiperEraseSpecs());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  pm.addPass(createConvertKuiperToLLVM());
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  pm.addPass(createUBToLLVMConversionPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createCanonicalizerPass());
+}
+
+void registerKuiperToLLVMPipeline() {
+  PassPipelineRegistration<>(
+      "kuiper-to-llvm",
+      "Lower kuiper IR to the LLVM dialect, as kuiperc does before LLVM IR",
+      buildKuiperToLLVMPipeline);
+}
+
 void registerLoweringDialects(DialectRegistry &registry) {
   registry
       .insert<KuiperDialect, arith::ArithDialect, scf::SCFDialect,
@@ -165,19 +190,16 @@ void registerLoweringDialects(DialectRegistry &registry) {
 }
 
 std::string ptxVersionFor(const std::string &arch) {
-  return llvm::StringSwitch<std::string>(arch)
-      .Cases({"sm_75", "sm_80", "sm_86", "sm_87", "sm_89"}, "7.8")
-      .Cases({"sm_90", "sm_90a"}, "8.0")
-      .Case("sm_100", "8.6")
-      .Case("sm_120", "8.7")
-      .Default("");
+  return getPTXVersion(arch);
 }
 
 /// Lowers `module` to an optimised LLVM module for `opts.arch` and hands it,
 /// with its target machine, to `use`.
-static llvm::Expected<std::string>
-withLLVMModule(ModuleOp module, const LoweringOptions &opts,
-               llvm::function_ref<llvm::Expected<std::string>(llvm::Module &, llvm::TargetMachine &)> use) {
+static llvm::Expected<std::string> withLLVMModule(
+    ModuleOp module, const LoweringOptions &opts,
+    llvm::function_ref<llvm::Expected<std::string>(llvm::Module &,
+                                                   llvm::TargetMachine &)>
+        use) {
   auto tm = createNVPTXTargetMachine(opts.arch);
   if (!tm)
     return tm.takeError();
@@ -191,7 +213,8 @@ withLLVMModule(ModuleOp module, const LoweringOptions &opts,
 llvm::Expected<std::string> lowerToLLVMIR(ModuleOp module,
                                           const LoweringOptions &opts) {
   return withLLVMModule(module, opts,
-                        [](llvm::Module &m, llvm::TargetMachine &) -> llvm::Expected<std::string> {
+                        [](llvm::Module &m, llvm::TargetMachine &)
+                            -> llvm::Expected<std::string> {
                           std::string text;
                           llvm::raw_string_ostream os(text);
                           m.print(os, nullptr);
@@ -202,7 +225,8 @@ llvm::Expected<std::string> lowerToLLVMIR(ModuleOp module,
 llvm::Expected<std::string> lowerToPTX(ModuleOp module,
                                        const LoweringOptions &opts) {
   return withLLVMModule(module, opts,
-                        [&](llvm::Module &m, llvm::TargetMachine &tm) -> llvm::Expected<std::string> {
+                        [&](llvm::Module &m, llvm::TargetMachine &tm)
+                            -> llvm::Expected<std::string> {
                           auto ptx = emitPTX(m, tm);
                           if (!ptx)
                             return ptx.takeError();

@@ -4,11 +4,9 @@
 // NVPTX TargetMachine. Only the NVPTX target is initialized.
 //
 //===----------------------------------------------------------------------===//
-#include "LoweringPasses.h"
+#include "kuiper/Target/NVPTX/NVPTXBackend.h"
 
-#include "compiler/lowering/Lowering.h"
-
-#include "llvm/Bitcode/BitcodeReader.h"
+#include "llvm/ADT/StringSwitch.h"
 #include "llvm/IR/CallingConv.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
@@ -77,9 +75,18 @@ llvm::Error linkLibdevice(llvm::Module &module, const std::string &path) {
 
 } // namespace
 
+std::string getPTXVersion(const std::string &arch) {
+  return llvm::StringSwitch<std::string>(arch)
+      .Cases({"sm_75", "sm_80", "sm_86", "sm_87", "sm_89"}, "7.8")
+      .Cases({"sm_90", "sm_90a"}, "8.0")
+      .Case("sm_100", "8.6")
+      .Case("sm_120", "8.7")
+      .Default("");
+}
+
 llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
 createNVPTXTargetMachine(const std::string &arch) {
-  std::string ptx = ptxVersionFor(arch);
+  std::string ptx = getPTXVersion(arch);
   if (ptx.empty())
     return llvm::createStringError(
         "unsupported GPU architecture '" + arch +

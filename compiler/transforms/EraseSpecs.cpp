@@ -1,27 +1,29 @@
-//===- SpecErasure.cpp - drop specifications, make loops plain scf --------===//
+//===- EraseSpecs.cpp - drop specifications, make loops plain scf ---------===//
 //
 // The verifier has already read the contracts; code generation only needs the
-// executable part of a kernel. This step erases every specification op with its
-// region and rewrites the kuiper loops as scf loops.
+// executable part of a kernel. This pass erases every specification op with
+// its region and rewrites the kuiper loops as scf loops.
 //
 //===----------------------------------------------------------------------===//
-#include "LoweringPasses.h"
+#include "kuiper/Transforms/Passes.h"
 
 #include "kuiper/Dialect/Kuiper/IR/Kuiper.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/PatternMatch.h"
+#include "llvm/Support/Debug.h"
+
+#define DEBUG_TYPE "kuiper-erase-specs"
+
+namespace kuiper {
+#define GEN_PASS_DEF_KUIPERERASESPECS
+#include "kuiper/Transforms/Passes.h.inc"
+} // namespace kuiper
 
 using namespace mlir;
 
 namespace kuiper {
 namespace {
-
-/// Whether `op` exists only for the verifier.
-bool isSpecOp(Operation *op) {
-  return isa<RequiresOp, EnsuresOp, AssertOp, AssumeOp, AccessOp, InvariantOp,
-             ForallOp, ExistsOp, SumOp, OldOp>(op);
-}
 
 /// Empties `region`, dropping the references its ops hold first.
 void clearRegion(Region &region) {
@@ -67,11 +69,9 @@ void convertWhile(IRRewriter &rewriter, WhileOp op) {
   rewriter.eraseOp(op);
 }
 
-} // namespace
-
-LogicalResult eraseSpecsAndConvertLoops(ModuleOp module) {
-  // Contracts and invariants first: their regions hold spec ops whose values
-  // only their own terminators use.
+/// Empties contracts and invariants, and returns the kuiper loops. Their
+/// regions hold spec ops whose values only their own terminators use.
+SmallVector<Operation *> clearContractsAndInvariants(ModuleOp module) {
   SmallVector<Operation *> loops;
   module.walk([&](Operation *op) {
     if (auto barrier = dyn_cast<BarrierOp>(op))
@@ -81,9 +81,14 @@ LogicalResult eraseSpecsAndConvertLoops(ModuleOp module) {
     else if (auto loop = dyn_cast<WhileOp>(op))
       clearRegion(loop.getInvariants()), loops.push_back(op);
   });
+  return loops;
+}
+
+/// Erases the spec ops outside contracts; fails if executable code uses one.
+LogicalResult eraseSpecOps(ModuleOp module) {
   SmallVector<Operation *> specs;
   module.walk<WalkOrder::PreOrder>([&](Operation *op) {
-    if (isSpecOp(op)) {
+    if (isSpecOnly(op)) {
       specs.push_back(op);
       return WalkResult::skip();
     }
@@ -95,16 +100,27 @@ LogicalResult eraseSpecsAndConvertLoops(ModuleOp module) {
     op->dropAllReferences();
     op->erase();
   }
-
-
-  IRRewriter rewriter(module.getContext());
-  for (Operation *op : loops) {
-    if (auto loop = dyn_cast<ForOp>(op))
-      convertFor(rewriter, loop);
-    else
-      convertWhile(rewriter, cast<WhileOp>(op));
-  }
+  LLVM_DEBUG(llvm::dbgs() << "erased " << specs.size() << " spec ops\n");
   return success();
 }
+
+struct KuiperEraseSpecsPass
+    : public impl::KuiperEraseSpecsBase<KuiperEraseSpecsPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<Operation *> loops = clearContractsAndInvariants(module);
+    if (failed(eraseSpecOps(module)))
+      return signalPassFailure();
+    IRRewriter rewriter(module.getContext());
+    for (Operation *op : loops) {
+      if (auto loop = dyn_cast<ForOp>(op))
+        convertFor(rewriter, loop);
+      else
+        convertWhile(rewriter, cast<WhileOp>(op));
+    }
+  }
+};
+
+} // namespace
 
 } // namespace kuiper

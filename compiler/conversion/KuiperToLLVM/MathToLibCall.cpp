@@ -1,0 +1,74 @@
+//===- MathToLibCall.cpp - math ops as calls to the target's library ------===//
+//
+// The target names the function (TargetInfo::getMathFunctionName, one table);
+// math ops it has none for are left to the upstream math to LLVM conversion.
+//
+//===----------------------------------------------------------------------===//
+#include "PatternUtils.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+
+using namespace mlir;
+
+namespace kuiper {
+namespace {
+
+/// A scalar float math op -> a call of the target's math function in f32 or
+/// f64; f16/bf16 go through f32.
+struct MathOpToLibCall : ConversionPattern {
+  MathOpToLibCall(const KuiperToLLVMTypeConverter &converter, MLIRContext *ctx,
+                  const TargetInfo &targetInfo)
+      : ConversionPattern(converter, MatchAnyOpTypeTag(), /*benefit=*/1, ctx),
+        targetInfo(targetInfo) {}
+
+  LogicalResult
+  matchAndRewrite(Operation *op, ArrayRef<Value> operands,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!isa<math::MathDialect>(op->getDialect()))
+      return failure();
+    StringRef opName = op->getName().getStringRef();
+    if (targetInfo.getMathFunctionName(opName, /*isDouble=*/false).empty())
+      return failure();
+    if (op->getNumResults() != 1)
+      return op->emitError("unexpected math op form");
+    auto type = dyn_cast<FloatType>(op->getResult(0).getType());
+    if (!type)
+      return op->emitError("only scalar float math is supported");
+
+    Location loc = op->getLoc();
+    bool isDouble = type.isF64();
+    Type callType =
+        isDouble ? Type(rewriter.getF64Type()) : rewriter.getF32Type();
+    SmallVector<Value> args;
+    for (Value operand : operands)
+      args.push_back(
+          operand.getType() == callType
+              ? operand
+              : arith::ExtFOp::create(rewriter, loc, callType, operand)
+                    .getResult());
+    SmallVector<Type> argTypes(args.size(), callType);
+    LLVM::LLVMFuncOp fn =
+        getOrDeclareFunction(rewriter, op->getParentOfType<ModuleOp>(),
+                             targetInfo.getMathFunctionName(opName, isDouble),
+                             LLVM::LLVMFunctionType::get(callType, argTypes));
+    Value result = LLVM::CallOp::create(rewriter, loc, fn, args).getResult();
+    if (result.getType() != type)
+      result = arith::TruncFOp::create(rewriter, loc, type, result);
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+
+private:
+  const TargetInfo &targetInfo;
+};
+
+} // namespace
+
+void populateMathToLibCallPatterns(const KuiperToLLVMTypeConverter &converter,
+                                   RewritePatternSet &patterns,
+                                   const TargetInfo &targetInfo) {
+  patterns.add<MathOpToLibCall>(converter, patterns.getContext(), targetInfo);
+}
+
+} // namespace kuiper
