@@ -31,6 +31,12 @@ struct VerifyOptions {
   std::function<void(const std::string &)> progress;
 };
 
+namespace verifier {
+/// Whether the verifier gives `op` a meaning (executes it symbolically rather
+/// than reporting it as not modelled, which makes the verdict unknown).
+bool hasSemantics(mlir::Operation *op);
+} // namespace verifier
+
 /// Verifies every kernel of `module` (kuiper IR as produced by codegen).
 /// Never throws; solver failures become "unknown" checks.
 Report verifyModule(mlir::ModuleOp module, const VerifyOptions &opts);

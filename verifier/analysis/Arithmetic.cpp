@@ -384,6 +384,13 @@ bool SymExec::execFloatOp(Operation &op) {
     set(op.getResult(0), floatOp(op));
     return true;
   }
+  if (isa<arith::RemFOp>(op)) {
+    // C's fmod (truncating), which no SMT theory has: uninterpreted, as the
+    // math functions are.
+    set(op.getResult(0), mathFn("fmod", op.getResult(0).getType(),
+                                {get(op.getOperand(0)), get(op.getOperand(1))}));
+    return true;
+  }
   if (isa<math::ExpOp, math::LogOp, math::TanhOp, math::ErfOp, math::RsqrtOp>(op)) {
     std::string n = op.getName().getStringRef().drop_front(5).str();
     set(op.getResult(0), mathFn(n, op.getResult(0).getType(), {get(op.getOperand(0))}));

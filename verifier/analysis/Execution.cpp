@@ -50,6 +50,7 @@ static bool isFloatOp(Operation *op) {
              arith::MinNumFOp,
              arith::MaxNumFOp,
              arith::CmpFOp,
+             arith::RemFOp,
              math::ExpOp,
              math::LogOp,
              math::TanhOp,

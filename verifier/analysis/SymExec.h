@@ -10,6 +10,7 @@
 #define KUIPER_VERIFIER_SYMEXEC_H
 
 #include "kuiper/Checks.h"
+#include "verifier/Verifier.h"
 #include "kuiper/Dialect/Kuiper/IR/Kuiper.h"
 
 #include <z3++.h>
@@ -112,10 +113,6 @@ struct MemInfo {
   bool hasReads = false, hasWrites = false;
   mlir::Type elemType;
 };
-
-/// Whether the verifier gives `op` a meaning (executes it, rather than
-/// reporting it as not modelled).
-bool hasSemantics(mlir::Operation *op);
 
 /// The identity of an SSA value as a map key.
 inline const void *key(mlir::Value v) { return v.getAsOpaquePointer(); }
