@@ -93,11 +93,13 @@ public:
       : m(m), diags(diags), limits(limits) {}
 
   bool run() {
-    if (!measureFns())
-      return true; // A call cycle: Sema has reported it.
+    // Constants first, in order (each uses only earlier ones, and no fn),
+    // so that a long chain of them is measured without deep recursion.
     for (const auto &c : m.consts)
       if (c->init)
         constInit(*c);
+    if (!measureFns())
+      return true; // A call cycle: Sema has reported it.
     bool ok = true;
     for (const auto &k : m.kernels)
       ok &= checkKernel(*k);
