@@ -8,7 +8,8 @@ usage: generate.py DIR SHAPE:N...   writes DIR/SHAPE-N.kp for each SHAPE:N
 import os
 import sys
 
-HEADER = "kernel k(n: i32, inout y: i32[n]) launch block(1) grid(1) {\n"
+HEADER = ("kernel k(n: i32, inout y: i32[n]) launch block(1) grid(1) "
+          "requires n >= 0 {\n")
 
 
 def kernel(body):
