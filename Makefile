@@ -4,7 +4,7 @@ PREFIX  ?= /usr/local
 KUIPERC := $(BUILD)/bin/kuiperc
 EXAMPLES := $(sort $(wildcard examples/*.kp))
 
-.PHONY: all setup configure build demo check gpu-check install clean
+.PHONY: all setup configure build demo check check-sanitize fuzz gpu-check install clean
 
 all: build
 
@@ -38,8 +38,21 @@ demo: build
 	else echo "demo: some examples did not verify"; fi; \
 	exit $$status
 
+# The test suite, then a bounded fuzzing run of the front end (about 20 s
+# plus a front-end-only sanitizer build of well under a minute; "skipped"
+# without clang's libFuzzer).
 check: build
 	ninja -C $(BUILD) check-kuiper
+	FUZZ_TIME=$${FUZZ_SMOKE_TIME:-20} scripts/fuzz.sh --smoke
+
+# The whole project and its tests under ASan + UBSan, in build-sanitize.
+check-sanitize: configure
+	scripts/check-sanitize.sh
+
+# libFuzzer on the front end, code generation and the MLIR verifier, built
+# with clang in build-fuzz; FUZZ_TIME seconds (default 600).
+fuzz: configure
+	FUZZ_TIME=$${FUZZ_TIME:-600} scripts/fuzz.sh
 
 # Every example on the GPU vs the CPU executor, and bandwidth at 2^28 elements
 # (says "GPU check not run" where there is no GPU).

@@ -4,12 +4,25 @@
 // `kuiper-run`, counterexample replay, the GPU check and the tests pick when
 // the user gives no values.
 //
+// The integer parameters come from a short list of round sizes first. Z3
+// then solves the `requires` clauses, the size limits and, for each
+// `kuiper.for`, "some thread runs this loop at least twice" (a capped
+// grid-stride loop needs more elements than threads): it finds values when
+// no listed one fits, and replaces the listed choice when that leaves a
+// loop that could run twice running at most once.
+//
 //===----------------------------------------------------------------------===//
 #include "kuiper/Executor.h"
+#include "kuiper/Dialect/Kuiper/IR/Kuiper.h"
+#include "runtime/ModuleImpl.h"
+
+#include <z3++.h>
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
+#include <optional>
 #include <random>
 
 namespace kuiper {
@@ -33,6 +46,352 @@ double edgeFloat(std::mt19937_64 &rng, const std::string &t) {
   if (t == "f64")
     return f64Edges[rng() % (sizeof f64Edges / sizeof(double))];
   return f32Edges[rng() % (sizeof f32Edges / sizeof(double))];
+}
+
+
+//===----------------------------------------------------------------------===//
+// Solving the launch with Z3
+//===----------------------------------------------------------------------===//
+
+/// Encodes a kernel's launch in Z3 bit-vectors: its integer parameters, its
+/// `requires` clauses, its size limits and, per `kuiper.for`, whether some
+/// thread runs the loop at least twice. Only integer arithmetic over the
+/// parameters, thread and block ids is encoded; a clause or loop bound that
+/// uses anything else makes the clause (or the loop's goal) unavailable.
+class LaunchEncoder {
+public:
+  LaunchEncoder(z3::context &z, KernelOp kernel) : z(z), kernel(kernel) {}
+
+  /// The parameter variables, by name (integer parameters only).
+  std::map<std::string, z3::expr> params;
+  /// Requires clauses and size limits; false when one cannot be encoded.
+  bool encodeLaunch(const KernelInfo &info, const Args &fixed,
+                    int64_t maxElements, z3::expr_vector &out) {
+    mlir::Block &entry = kernel.getBody().front();
+    for (auto [i, p] : llvm::enumerate(info.params)) {
+      if (i >= entry.getNumArguments())
+        return false;
+      mlir::BlockArgument arg = entry.getArgument(i);
+      auto it = mlir::dyn_cast<mlir::IntegerType>(arg.getType());
+      if (p.kind != ParamInfo::Scalar || !it)
+        continue;
+      unsigned w = it.getWidth();
+      z3::expr v = z.bv_const(p.name.c_str(), w);
+      if (const ScalarValue *sv = fixed.scalar(p.name)) {
+        int64_t c = 0;
+        if (auto *iv = std::get_if<int64_t>(sv))
+          c = *iv;
+        else if (auto *bv = std::get_if<bool>(sv))
+          c = *bv;
+        else
+          return false;
+        v = z.bv_val(c, w);
+      } else if (w > 1) {
+        params.emplace(p.name, v);
+      }
+      args.emplace(arg.getAsOpaquePointer(), v);
+    }
+    z3::expr total = z.bv_val(0, 64);
+    z3::expr cap = z.bv_val(maxElements, 64);
+    for (mlir::Operation &op : entry) {
+      if (auto req = mlir::dyn_cast<RequiresOp>(op)) {
+        std::optional<z3::expr> c = yielded(req.getCond(), 0);
+        if (!c)
+          return false;
+        out.push_back(*c == z.bv_val(1, 1));
+      } else if (auto shape = mlir::dyn_cast<ShapeOp>(op)) {
+        z3::expr n = z.bv_val(1, 64);
+        for (mlir::Value d : shape.getDims()) {
+          std::optional<z3::expr> e = value(d, 0);
+          if (!e)
+            return false;
+          z3::expr d64 = wide(*e);
+          out.push_back(d64 >= 0 && d64 <= cap);
+          n = n * d64;
+        }
+        out.push_back(n <= cap);
+        total = total + n;
+      } else if (auto launch = mlir::dyn_cast<LaunchOp>(op)) {
+        z3::expr blocks = z.bv_val(1, 64);
+        for (mlir::Value g : launch.getGrid()) {
+          std::optional<z3::expr> e = value(g, 0);
+          if (!e)
+            return false;
+          z3::expr g64 = wide(*e);
+          out.push_back(g64 >= 1 && g64 <= cap);
+          blocks = blocks * g64;
+          grid.push_back(*e);
+        }
+        int64_t threads = info.block[0] * info.block[1] * info.block[2];
+        out.push_back(blocks * z.bv_val(threads, 64) <= cap);
+      }
+    }
+    out.push_back(total <= cap);
+    return grid.size() == 3;
+  }
+
+  /// One goal per loop whose bounds can be encoded: some thread (and some
+  /// iteration of the loops around it) runs it at least twice.
+  std::vector<z3::expr> loopGoals(const KernelInfo &info) {
+    std::vector<z3::expr> goals;
+    kernel.walk([&](ForOp loop) {
+      unsigned thread = ++threads;
+      z3::expr_vector range(z);
+      for (int d = 0; d < 3; ++d) {
+        z3::expr t = threadVar("tid", d, thread), b = threadVar("bid", d, thread);
+        range.push_back(z3::ule(t, z.bv_val(info.block[d] - 1, 32)));
+        range.push_back(z3::ult(b, grid[d]));
+      }
+      std::optional<z3::expr> lo = value(loop.getLo(), thread);
+      std::optional<z3::expr> hi = value(loop.getHi(), thread);
+      std::optional<z3::expr> step = value(loop.getStep(), thread);
+      if (!lo || !hi || !step)
+        return;
+      for (const z3::expr &c : loopRanges)
+        range.push_back(c);
+      loopRanges.clear();
+      z3::expr second = wide(*lo) + wide(*step);
+      goals.push_back(z3::mk_and(range) && wide(*step) > 0 &&
+                      second < wide(*hi));
+    });
+    return goals;
+  }
+
+private:
+  z3::context &z;
+  KernelOp kernel;
+  std::vector<z3::expr> grid;
+  std::unordered_map<const void *, z3::expr> args;
+  std::map<std::pair<const void *, unsigned>, z3::expr> memo;
+  /// Range facts of the enclosing loops' induction variables met while
+  /// encoding the current loop's bounds.
+  std::vector<z3::expr> loopRanges;
+  unsigned threads = 0;
+
+  z3::expr threadVar(const char *what, int d, unsigned thread) {
+    return z.bv_const((std::string(what) + std::to_string(d) + "_" +
+                       std::to_string(thread))
+                          .c_str(),
+                      32);
+  }
+
+  z3::expr wide(const z3::expr &e) {
+    unsigned w = e.get_sort().bv_size();
+    return w >= 64 ? e : z3::sext(e, 64 - w);
+  }
+
+  std::optional<z3::expr> yielded(mlir::Region &r, unsigned thread) {
+    if (r.empty())
+      return std::nullopt;
+    auto y = mlir::dyn_cast<YieldOp>(r.front().getTerminator());
+    if (!y || y.getValues().size() != 1)
+      return std::nullopt;
+    return value(y.getValues()[0], thread);
+  }
+
+  /// The value of `v` for the symbolic thread `thread` (0: no thread).
+  std::optional<z3::expr> value(mlir::Value v, unsigned thread) {
+    auto key = std::make_pair(v.getAsOpaquePointer(), thread);
+    auto found = memo.find(key);
+    if (found != memo.end())
+      return found->second;
+    std::optional<z3::expr> e = compute(v, thread);
+    if (e)
+      memo.emplace(key, *e);
+    return e;
+  }
+
+  std::optional<z3::expr> compute(mlir::Value v, unsigned thread) {
+    if (auto arg = mlir::dyn_cast<mlir::BlockArgument>(v)) {
+      auto it = args.find(arg.getAsOpaquePointer());
+      if (it != args.end())
+        return it->second;
+      auto loop = mlir::dyn_cast<ForOp>(arg.getOwner()->getParentOp());
+      if (!loop || !thread || arg.getArgNumber() != 0)
+        return std::nullopt;
+      std::optional<z3::expr> lo = value(loop.getLo(), thread);
+      std::optional<z3::expr> hi = value(loop.getHi(), thread);
+      if (!lo || !hi)
+        return std::nullopt;
+      z3::expr iv = z.bv_const(("iv" + std::to_string(memo.size()) + "_" +
+                                std::to_string(thread))
+                                   .c_str(),
+                               lo->get_sort().bv_size());
+      loopRanges.push_back(wide(*lo) <= wide(iv) && wide(iv) < wide(*hi));
+      return iv;
+    }
+    mlir::Operation *op = v.getDefiningOp();
+    if (!op || op->getNumResults() != 1)
+      return std::nullopt;
+    if (auto c = mlir::dyn_cast<mlir::arith::ConstantOp>(op)) {
+      auto a = mlir::dyn_cast<mlir::IntegerAttr>(c.getValue());
+      if (!a)
+        return std::nullopt;
+      unsigned w = a.getType().getIntOrFloatBitWidth();
+      return z.bv_val(w == 1 ? (a.getValue().isZero() ? 0 : 1)
+                             : a.getValue().getSExtValue(),
+                      w);
+    }
+    if (mlir::isa<ThreadIdOp, BlockIdOp, GridDimOp>(op)) {
+      int64_t d = op->getAttrOfType<mlir::IntegerAttr>("dim").getInt();
+      if (mlir::isa<GridDimOp>(op))
+        return grid.size() == 3 ? std::optional<z3::expr>(grid[d]) : std::nullopt;
+      if (!thread)
+        return std::nullopt;
+      return threadVar(mlir::isa<ThreadIdOp>(op) ? "tid" : "bid", d, thread);
+    }
+    std::vector<z3::expr> in;
+    for (mlir::Value o : op->getOperands()) {
+      std::optional<z3::expr> e = value(o, thread);
+      if (!e)
+        return std::nullopt;
+      in.push_back(*e);
+    }
+    auto boolBit = [&](const z3::expr &b) {
+      return z3::ite(b, z.bv_val(1, 1), z.bv_val(0, 1));
+    };
+    unsigned rw = 0;
+    if (auto it = mlir::dyn_cast<mlir::IntegerType>(op->getResult(0).getType()))
+      rw = it.getWidth();
+    else
+      return std::nullopt;
+    llvm::StringRef name = op->getName().getStringRef();
+    if (in.size() == 2) {
+      const z3::expr &a = in[0], &b = in[1];
+      if (name == "arith.addi") return a + b;
+      if (name == "arith.subi") return a - b;
+      if (name == "arith.muli") return a * b;
+      if (name == "arith.divsi") return a / b;
+      if (name == "arith.divui") return z3::udiv(a, b);
+      if (name == "arith.remsi") return z3::srem(a, b);
+      if (name == "arith.remui") return z3::urem(a, b);
+      if (name == "arith.shli") return z3::shl(a, b);
+      if (name == "arith.shrsi") return z3::ashr(a, b);
+      if (name == "arith.shrui") return z3::lshr(a, b);
+      if (name == "arith.andi") return a & b;
+      if (name == "arith.ori") return a | b;
+      if (name == "arith.xori") return a ^ b;
+      if (name == "arith.minsi") return z3::ite(a <= b, a, b);
+      if (name == "arith.maxsi") return z3::ite(a >= b, a, b);
+      if (name == "arith.minui") return z3::ite(z3::ule(a, b), a, b);
+      if (name == "arith.maxui") return z3::ite(z3::uge(a, b), a, b);
+      if (auto cmp = mlir::dyn_cast<mlir::arith::CmpIOp>(op)) {
+        using P = mlir::arith::CmpIPredicate;
+        switch (cmp.getPredicate()) {
+        case P::eq: return boolBit(a == b);
+        case P::ne: return boolBit(a != b);
+        case P::slt: return boolBit(a < b);
+        case P::sle: return boolBit(a <= b);
+        case P::sgt: return boolBit(a > b);
+        case P::sge: return boolBit(a >= b);
+        case P::ult: return boolBit(z3::ult(a, b));
+        case P::ule: return boolBit(z3::ule(a, b));
+        case P::ugt: return boolBit(z3::ugt(a, b));
+        case P::uge: return boolBit(z3::uge(a, b));
+        }
+      }
+    }
+    if (in.size() == 3 && name == "arith.select")
+      return z3::ite(in[0] == z.bv_val(1, 1), in[1], in[2]);
+    if (in.size() == 1) {
+      unsigned w = in[0].get_sort().bv_size();
+      if (name == "arith.extsi" && rw > w) return z3::sext(in[0], rw - w);
+      if (name == "arith.extui" && rw > w) return z3::zext(in[0], rw - w);
+      if (name == "arith.trunci" && rw < w) return in[0].extract(rw - 1, 0);
+    }
+    return std::nullopt;
+  }
+};
+
+/// Values of the unset integer parameters that satisfy the launch and as
+/// many loop goals as can hold together, each as small as possible; when
+/// `mustBeat` is given, only if it misses one of those goals.
+std::optional<std::map<std::string, int64_t>>
+solveLaunch(const Module &m, const KernelInfo &info, const Args &args,
+            int64_t maxElements,
+            const std::map<std::string, int64_t> *mustBeat) {
+  mlir::ModuleOp module = m.impl().module.get();
+  KernelOp kernel;
+  module.walk([&](KernelOp k) {
+    if (k.getSymName() == info.name)
+      kernel = k;
+  });
+  if (!kernel)
+    return std::nullopt;
+  try {
+    z3::context z;
+    LaunchEncoder enc(z, kernel);
+    z3::expr_vector launch(z);
+    if (!enc.encodeLaunch(info, args, maxElements, launch) || enc.params.empty())
+      return std::nullopt;
+    z3::solver s(z);
+    z3::params p(z);
+    p.set("timeout", 2000u);
+    s.set(p);
+    s.add(launch);
+    if (s.check() != z3::sat)
+      return std::nullopt;
+    // Greedily keep the loop goals that can hold together.
+    std::vector<z3::expr> kept;
+    for (const z3::expr &g : enc.loopGoals(info)) {
+      s.push();
+      s.add(g);
+      if (s.check() == z3::sat)
+        kept.push_back(g);
+      s.pop();
+      if (!kept.empty() && z3::eq(kept.back(), g))
+        s.add(g);
+    }
+    if (mustBeat) {
+      if (kept.empty())
+        return std::nullopt;
+      s.push();
+      for (auto &[name, v] : *mustBeat) {
+        auto it = enc.params.find(name);
+        if (it != enc.params.end())
+          s.add(it->second == z.bv_val(v, it->second.get_sort().bv_size()));
+      }
+      bool beaten = s.check() != z3::sat;
+      s.pop();
+      if (!beaten)
+        return std::nullopt;
+    }
+    // The smallest bound on |param| that works, positive values first.
+    auto bounded = [&](int64_t bound, bool positive) {
+      z3::expr_vector c(z);
+      for (auto &[name, v] : enc.params) {
+        unsigned w = v.get_sort().bv_size();
+        z3::expr v64 = w >= 64 ? v : z3::sext(v, 64 - w);
+        c.push_back(v64 <= z.bv_val(bound, 64) &&
+                    v64 >= z.bv_val(positive ? 1 : -bound, 64));
+      }
+      return z3::mk_and(c);
+    };
+    for (bool positive : {true, false}) {
+      for (int64_t bound = 1; bound <= maxElements * 4; bound *= 2) {
+        s.push();
+        s.add(bounded(bound, positive));
+        if (s.check() == z3::sat) {
+          z3::model model = s.get_model();
+          std::map<std::string, int64_t> out;
+          for (auto &[name, v] : enc.params) {
+            z3::expr val = model.eval(v, true);
+            unsigned w = v.get_sort().bv_size();
+            uint64_t bits = 0;
+            val.is_numeral_u64(bits);
+            int64_t sv = w < 64 && (bits >> (w - 1)) & 1
+                             ? int64_t(bits) - (int64_t(1) << w)
+                             : int64_t(bits);
+            out[name] = sv;
+          }
+          return out;
+        }
+        s.pop();
+      }
+    }
+  } catch (const z3::exception &) {
+  }
+  return std::nullopt;
 }
 
 } // namespace
@@ -96,6 +455,7 @@ Result<std::vector<std::string>> chooseScalars(const Module &m,
   }
   if (ints.empty())
     return chosen;
+  const Args base = args;
   static const int64_t cands[] = {1000, 257, 256, 100, 64, 33, 32, 16, 8, 4, 2, 1, 0};
   const size_t nc = sizeof cands / sizeof cands[0];
   Executor ex;
@@ -154,12 +514,28 @@ Result<std::vector<std::string>> chooseScalars(const Module &m,
       }
     }
   }
+  std::map<std::string, int64_t> listed;
+  if (found)
+    for (size_t j = 0; j < ints.size(); ++j)
+      listed[ints[j]->name] = cands[idx[j]];
+  std::optional<std::map<std::string, int64_t>> solved =
+      solveLaunch(m, *k, base, maxElements, found ? &listed : nullptr);
+  if (solved) {
+    Args trial = base;
+    for (auto &[name, v] : *solved)
+      trial.set(name, v);
+    if (fits(trial)) {
+      args = std::move(trial);
+      listed = *solved;
+      found = true;
+    }
+  }
   if (!found)
     return Error{"no small values of the integer parameters satisfy the requires "
                  "clause; set them with --set NAME=VALUE",
                  2};
-  for (size_t j = 0; j < ints.size(); ++j)
-    chosen.push_back(ints[j]->name + "=" + std::to_string(cands[idx[j]]));
+  for (const ParamInfo *p : ints)
+    chosen.push_back(p->name + "=" + std::to_string(listed[p->name]));
   return chosen;
 }
 

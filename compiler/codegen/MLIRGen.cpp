@@ -258,10 +258,14 @@ private:
   //===--------------------------------------------------------------------===//
 
   /// Emits a statement list; statements after one that may return run only
-  /// while the return flag is still true.
+  /// while the return flag is still true, and those after an unconditional
+  /// return are dead. Each guard nests the rest of the list one level
+  /// deeper: Sema's checkExpansion bounds how deep that goes.
   void block(const std::vector<A::StmtPtr> &stmts, size_t from = 0) {
     for (size_t i = from; i < stmts.size(); ++i) {
       stmt(*stmts[i]);
+      if (stmts[i]->kind == A::StmtKind::Return)
+        return;
       if (flag && containsReturn(*stmts[i]) && i + 1 < stmts.size()) {
         Location l = loc(stmts[i + 1]->loc);
         auto ifOp = scf::IfOp::create(b, l, TypeRange{}, loadLocal(l, flag), false);

@@ -100,9 +100,11 @@ bool Parser::expectSemi(const char *after) {
   return false;
 }
 
-bool Parser::enter() {
+bool Parser::enter(const char *what) {
   if (++depth > kMaxNesting) {
-    error(loc(), "expression nested too deeply");
+    error(loc(), std::string(what) + " nested too deeply (more than " +
+                     std::to_string(kMaxNesting) +
+                     " levels of blocks, statements and operators)");
     setFatal();
     return false;
   }
@@ -529,7 +531,7 @@ bool Parser::parseKernel(Module &m) {
 bool Parser::parseBlock(std::vector<StmtPtr> &body) {
   if (!expect(Tok::LBrace, ""))
     return false;
-  if (!enter())
+  if (!enter("statements"))
     return false;
   while (!is(Tok::RBrace) && !is(Tok::Eof) && !fatal) {
     size_t start = pos;
@@ -556,7 +558,7 @@ bool Parser::parseBlock(std::vector<StmtPtr> &body) {
 }
 
 ast::StmtPtr Parser::parseStmt() {
-  if (!enter())
+  if (!enter("statements"))
     return nullptr;
   StmtPtr s = parseStmtInner();
   leave();
@@ -743,7 +745,7 @@ ast::StmtPtr Parser::parseIf() {
   if (accept(Tok::KwElse)) {
     s->hasElse = true;
     if (is(Tok::KwIf)) {
-      if (!enter())
+      if (!enter("statements"))
         return nullptr;
       StmtPtr inner = parseIf();
       leave();

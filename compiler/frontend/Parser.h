@@ -67,7 +67,10 @@ private:
   void error(const ast::Loc &l, const std::string &msg);
   bool expect(Tok k, const std::string &context);
   bool expectSemi(const char *after);
-  bool enter();
+  /// Counts one more level of nesting (a block, a statement, an operator);
+  /// past kMaxNesting reports that `what` is nested too deeply and stops
+  /// parsing, so that no later recursive walk over the AST can overflow.
+  bool enter(const char *what = "expression");
   void leave() { --depth; }
   void syncStmt();
   void syncItem();

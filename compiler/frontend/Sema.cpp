@@ -1560,7 +1560,7 @@ void Sema::fold(Expr &e) {
 
 bool checkModule(Module &m, DiagnosticEngine &diags) {
   Sema s(m, diags);
-  return s.run();
+  return s.run() && checkExpansion(m, diags);
 }
 
 } // namespace kuiper
