@@ -294,6 +294,9 @@ CheckResult KernelVerifier::resultOf(z3::context &z, SymExec &ex, Obligation &o,
   }
   if (o.vacuityProbe) {
     vacuityResult(o, c);
+    if (opts.keepSMT)
+      c.smt = "; vacuity probe: sat means the assumption can hold (proved), unsat that it "
+              "cannot (warning)\n" + c.smt;
     return c;
   }
   if (c.status == CheckStatus::Failed && o.lemma)

@@ -17,6 +17,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
+#include <unistd.h>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -42,7 +43,10 @@ const char *const kUsage =
     "  --mlir-print-debuginfo with --emit mlir: print the .kp source locations\n"
     "  --report FORMAT        text (default, on stderr), json or sarif (on stdout)\n"
     "  -I DIR                 import path (searched before the built-in stdlib)\n"
-    "  --timeout SECONDS      solver time limit per obligation (default 10)\n"
+    "  --timeout SECONDS      solver effort per obligation (default 10): a Z3 resource\n"
+    "                         limit worth about that many seconds, never wall-clock time\n"
+    "  --budget SECONDS       wall-clock budget per kernel (default 60, 0: none); past\n"
+    "                         it the remaining obligations are unknown, never verified\n"
     "  --jobs N               solver threads (default: one per core)\n"
     "  --no-cache             do not use the obligation cache\n"
     "  --no-replay            do not replay counterexamples on the CPU executor\n"
@@ -62,6 +66,7 @@ struct Options {
   std::string report = "text";
   std::vector<std::string> importPaths;
   unsigned timeoutSeconds = 10;
+  unsigned budgetSeconds = 60;
   unsigned jobs = 0;
   bool noCache = false;
   bool noReplay = false;
@@ -166,14 +171,14 @@ int parseArgs(int argc, char **argv, Options &o) {
       if (!oneOf(o.report, {"text", "json", "sarif"}))
         return usageError("unknown --report format '" + o.report +
                           "' (expected text, json or sarif)");
-    } else if (a == "--timeout" || a == "--jobs") {
+    } else if (a == "--timeout" || a == "--jobs" || a == "--budget") {
       std::string v;
       if (!takeValue(v))
         return needsValue(a);
       unsigned n = 0;
       if (!parseUnsigned(v, n) || (a == "--timeout" && n == 0))
         return usageError("option '" + a + "' needs a positive integer, got '" + v + "'");
-      (a == "--timeout" ? o.timeoutSeconds : o.jobs) = n;
+      (a == "--timeout" ? o.timeoutSeconds : a == "--jobs" ? o.jobs : o.budgetSeconds) = n;
     } else if (a == "-") {
       return usageError("reading from stdin is not supported");
     } else if (!a.empty() && a[0] == '-') {
@@ -263,6 +268,13 @@ int run(const Options &o) {
   copts.arch = o.arch;
   copts.importPaths = o.importPaths;
   copts.solverTimeoutMs = o.timeoutSeconds * 1000;
+  copts.budgetSeconds = o.budgetSeconds;
+  // Progress for slow kernels, as ninja shows it: only on a terminal and
+  // only with the text report.
+  if (o.report == "text" && isatty(2))
+    copts.progress = [](const std::string &line) {
+      std::cerr << "kuiperc: " << line << "\n";
+    };
   copts.jobs = o.jobs;
   copts.useCache = !o.noCache;
   copts.replay = !o.noReplay;
