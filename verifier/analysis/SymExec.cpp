@@ -120,7 +120,8 @@ std::vector<z3::expr> SymExec::scopeAssumptions(Obligation::Scope scope) const {
   std::vector<z3::expr> all;
   for (const auto &[kind, fact] : orderedFacts) {
     bool wanted = kind == FactKind::Always ||
-                  (kind == FactKind::Shape && scope != Obligation::Scope::Launch) ||
+                  ((kind == FactKind::Shape || kind == FactKind::Contract) &&
+                   scope != Obligation::Scope::Launch) ||
                   (kind == FactKind::ThreadExists && scope == Obligation::Scope::Thread);
     if (wanted)
       all.push_back(fact);

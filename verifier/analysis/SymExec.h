@@ -164,12 +164,12 @@ private:
   std::vector<z3::expr> witnessFacts;   ///< step of each `for` iteration var (0 for while)
   std::vector<unsigned> iterScope;  ///< iteration vars currently in scope
   /// Facts of the launch in the order they were found (solvers are sensitive
-  /// to the order of assertions): Always (requires clauses, parameter ranges,
-  /// barrier contracts), Shape (buffer dimensions are non-negative, proven by
+  /// to the order of assertions): Always (requires clauses, parameter ranges),
+  /// Contract (proven barrier contracts, about shared memory), Shape (buffer dimensions are non-negative, proven by
   /// `launch` obligations) and ThreadExists (the symbolic thread is one of the
   /// launch, which implies a non-empty grid); scopeAssumptions() picks the
   /// ones an obligation may assume.
-  enum class FactKind { Always, Shape, ThreadExists };
+  enum class FactKind { Always, Shape, Contract, ThreadExists };
   std::vector<std::pair<FactKind, z3::expr>> orderedFacts;
   void assumeFact(FactKind kind, z3::expr fact) { orderedFacts.push_back({kind, fact}); }
   void splitKernelObligations();

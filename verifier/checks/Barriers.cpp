@@ -65,7 +65,7 @@ void SymExec::execBarrier(BarrierOp op) {
       z3::expr hyp = blockRange;
       for (auto &r : ranges)
         hyp = hyp && r.substitute(f, t);
-      assumeFact(FactKind::Always, z3::forall(bound, z3::implies(hyp, body.substitute(f, t))));
+      assumeFact(FactKind::Contract, z3::forall(bound, z3::implies(hyp, body.substitute(f, t))));
     }
   }
   interval++;
