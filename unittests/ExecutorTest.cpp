@@ -50,7 +50,7 @@ ExecResult runOK(const Module &m, const std::string &kernel, Args &args,
 std::string dump(const ExecResult &r) {
   std::string s;
   for (const auto &v : r.violations)
-    s += "[" + v.kind + "] " + v.message + "\n";
+    s += "[" + std::string(checkName(v.kind)) + "] " + v.message + "\n";
   return s;
 }
 
@@ -104,7 +104,7 @@ TEST(Executor, MissingBarrierRaces) {
   Module m = parse(subst(kShift, {{"BARRIER", ""}}));
   Args a = shiftArgs();
   ExecResult r = runOK(m, "shift", a);
-  const Violation *v = r.find("race");
+  const Violation *v = r.find(CheckId::Race);
   ASSERT_NE(v, nullptr) << dump(r);
   EXPECT_NE(v->message.find("s["), std::string::npos) << v->message;
 }
@@ -197,7 +197,7 @@ TEST(Executor, ShflDownWrongLaneFailsEnsures) {
   Module m = parse(subst(kWarpSum, {{"MODE", "down"}, {"WRITER", "16"}}));
   Args a = warpArgs();
   ExecResult r = runOK(m, "warp_sum", a);
-  const Violation *v = r.find("postcondition");
+  const Violation *v = r.find(CheckId::Postcondition);
   ASSERT_NE(v, nullptr) << dump(r);
   EXPECT_NE(v->message.find("y[0] = "), std::string::npos) << v->message;
   EXPECT_NE(v->message.find("expected 528"), std::string::npos) << v->message;
@@ -230,7 +230,7 @@ TEST(Executor, PartialWarpShflWithoutMask) {
   Args a;
   a.setBuffer("y", HostBuffer::i32(std::vector<int32_t>(32)));
   ExecResult r = runOK(m, "partial", a);
-  const Violation *v = r.find("warp-convergence");
+  const Violation *v = r.find(CheckId::WarpConvergence);
   ASSERT_NE(v, nullptr) << dump(r);
   EXPECT_NE(v->message.find("0x0000ffff"), std::string::npos) << v->message;
 }
@@ -252,7 +252,7 @@ TEST(Executor, WrongMaskIsReported) {
   Args a;
   a.setBuffer("y", HostBuffer::i32(std::vector<int32_t>(32)));
   ExecResult r = runOK(m, "partial", a);
-  EXPECT_NE(r.find("warp-convergence"), nullptr) << dump(r);
+  EXPECT_NE(r.find(CheckId::WarpConvergence), nullptr) << dump(r);
 }
 
 // Every thread of every block adds 1 to c[0]; y[gid] = the old value.
@@ -297,7 +297,7 @@ TEST(Executor, NonAtomicIncrementRacesAndRandomLosesUpdates) {
   a.setInt("n", 1);
   a.setBuffer("c", HostBuffer::i32({0}));
   ExecResult r = runOK(m, "count", a);
-  EXPECT_NE(r.find("race"), nullptr) << dump(r);
+  EXPECT_NE(r.find(CheckId::Race), nullptr) << dump(r);
   EXPECT_EQ(a.buffer("c")->at<int32_t>(0), 64); // in order: no lost update
   bool lost = false;
   for (uint64_t seed = 1; seed <= 5 && !lost; ++seed) {
@@ -414,7 +414,7 @@ TEST(Executor, WrongValueFailsEnsuresWithIndex) {
   Module m = parse(scale("arith.addi %n, %c0 : i32", "3.0"));
   Args a = scaleArgs(100);
   ExecResult r = runOK(m, "scale", a);
-  const Violation *v = r.find("postcondition");
+  const Violation *v = r.find(CheckId::Postcondition);
   ASSERT_NE(v, nullptr) << dump(r);
   // x[0] = -3: y[0] = -9, expected -6.
   EXPECT_NE(v->message.find("at index 0: y[0] = -9, expected -6"),
@@ -426,10 +426,10 @@ TEST(Executor, UnwrittenOutElement) {
   Module m = parse(scale("arith.constant 32 : i32"));
   Args a = scaleArgs(64);
   ExecResult r = runOK(m, "scale", a);
-  const Violation *v = r.find("coverage");
+  const Violation *v = r.find(CheckId::Coverage);
   ASSERT_NE(v, nullptr) << dump(r);
   EXPECT_EQ(v->message.rfind("y[32] never written", 0), 0u) << v->message;
-  EXPECT_NE(r.find("postcondition"), nullptr);
+  EXPECT_NE(r.find(CheckId::Postcondition), nullptr);
 }
 
 TEST(Executor, OutOfBounds) {
@@ -440,7 +440,7 @@ TEST(Executor, OutOfBounds) {
   Module m = parse(ir);
   Args a = scaleArgs(100);
   ExecResult r = runOK(m, "scale", a);
-  const Violation *v = r.find("bounds");
+  const Violation *v = r.find(CheckId::Bounds);
   ASSERT_NE(v, nullptr) << dump(r);
   EXPECT_NE(v->message.find("y[100]"), std::string::npos) << v->message;
 }
@@ -453,7 +453,7 @@ TEST(Executor, Overflow) {
   Module m = parse(ir);
   Args a = scaleArgs(200);
   ExecResult r = runOK(m, "scale", a);
-  const Violation *v = r.find("overflow");
+  const Violation *v = r.find(CheckId::Overflow);
   ASSERT_NE(v, nullptr) << dump(r);
   EXPECT_NE(v->message.find("signed overflow"), std::string::npos) << v->message;
 }
@@ -507,7 +507,7 @@ kuiper.kernel @div block [64, 1, 1] attributes {arg_names = ["y"]} {
   Args a;
   a.setBuffer("y", HostBuffer::f32(std::vector<float>(64)));
   ExecResult r = runOK(m, "div", a);
-  const Violation *v = r.find("barrier-divergence");
+  const Violation *v = r.find(CheckId::BarrierDivergence);
   ASSERT_NE(v, nullptr) << dump(r);
   EXPECT_NE(v->message.find("32 of 64"), std::string::npos) << v->message;
 }
