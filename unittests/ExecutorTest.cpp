@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <string>
 
 using namespace kuiper;
@@ -456,6 +457,104 @@ TEST(Executor, Overflow) {
   const Violation *v = r.find(CheckId::Overflow);
   ASSERT_NE(v, nullptr) << dump(r);
   EXPECT_NE(v->message.find("signed overflow"), std::string::npos) << v->message;
+}
+
+// y[0] = a OP b in one thread: the integer semantics of one arith op.
+const char *kIntegerOp = R"(
+kuiper.kernel @intop block [1, 1, 1] attributes {arg_names = ["y", "a", "b"]} {
+^bb0(%y: !kuiper.buffer<i32, 1, "out">, %a: i32, %b: i32):
+  %c1 = arith.constant 1 : i32
+  kuiper.shape %y [%c1] : !kuiper.buffer<i32, 1, "out">, i32
+  kuiper.launch grid(%c1, %c1, %c1) : i32, i32, i32
+  %c0 = arith.constant 0 : i32
+  %r = arith.{OP} %a, %b {FLAGS} : i32
+  kuiper.store %r, %y[%c0] : i32, !kuiper.buffer<i32, 1, "out">, i32
+}
+)";
+
+struct IntegerCase {
+  const char *op, *flags;
+  int64_t a, b;
+  const char *fault; ///< expected overflow message, or null
+  int32_t value;     ///< y[0] when there is no fault
+};
+
+TEST(Executor, IntegerSemanticsFollowTheOpFlags) {
+  const int64_t intMin = INT32_MIN, intMax = INT32_MAX;
+  const IntegerCase cases[] = {
+      {"addi", "", intMax, 1, nullptr, INT32_MIN}, // wraps
+      {"addi", "overflow<nsw>", intMax, 1, "signed overflow", 0},
+      {"addi", "overflow<nuw>", intMax, 1, nullptr, INT32_MIN},
+      {"subi", "overflow<nuw>", 0, 1, "unsigned overflow", 0},
+      {"subi", "overflow<nsw>", 0, 1, nullptr, -1},
+      {"muli", "", 65536, 65536, nullptr, 0},
+      {"muli", "overflow<nuw>", 65536, 65536, "unsigned overflow", 0},
+      {"divsi", "", 7, 0, "division by zero", 0},
+      {"remui", "", 7, 0, "division by zero", 0},
+      {"divsi", "", intMin, -1, "signed overflow", 0},
+      {"remsi", "", intMin, -1, "signed overflow", 0},
+      {"divsi", "", -7, 2, nullptr, -3},
+      {"floordivsi", "", -7, 2, nullptr, -4},
+      {"ceildivsi", "", 7, 2, nullptr, 4},
+      {"shli", "", 1, 32, "shift amount out of range", 0},
+      {"shrui", "", 1, 40, "shift amount out of range", 0},
+      {"shrsi", "", -8, 1, nullptr, -4},
+      {"shli", "", 0x40000000, 1, nullptr, INT32_MIN},
+      {"shli", "overflow<nsw>", 0x40000000, 1, "signed overflow", 0},
+  };
+  for (const IntegerCase &c : cases) {
+    std::string name = std::string(c.op) + " " + c.flags + " " +
+                       std::to_string(c.a) + ", " + std::to_string(c.b);
+    Module m = parse(subst(kIntegerOp, {{"OP", c.op}, {"FLAGS", c.flags}}));
+    Args args;
+    args.setInt("a", c.a).setInt("b", c.b);
+    args.setBuffer("y", HostBuffer::i32({0}));
+    ExecResult r = runOK(m, "intop", args);
+    const Violation *v = r.find(CheckId::Overflow);
+    if (c.fault) {
+      ASSERT_NE(v, nullptr) << name << "\n" << dump(r);
+      EXPECT_NE(v->message.find(c.fault), std::string::npos)
+          << name << ": " << v->message;
+      continue;
+    }
+    EXPECT_TRUE(r.ok()) << name << "\n" << dump(r);
+    EXPECT_EQ(args.buffer("y")->at<int32_t>(0), c.value) << name;
+  }
+}
+
+TEST(Executor, OpWithoutSemanticsIsRejectedBeforeRunning) {
+  // math.atan sits in a branch no thread takes (n = 0): the kernel is still
+  // rejected, before it runs.
+  std::string ir = scale();
+  ir.replace(ir.find("    %k = arith.constant 2.0 : f32"), 0,
+             "    %at = math.atan %v : f32\n");
+  Module m = parse(ir);
+  Args a = scaleArgs(0);
+  a.setBuffer("y", HostBuffer::f32({}));
+  Result<ExecResult> r = Executor().run(m, "scale", a);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().code, 3);
+  EXPECT_NE(r.error().message.find("unsupported op 'math.atan' at test.mlir:"),
+            std::string::npos)
+      << r.error().message;
+  EXPECT_NE(r.error().message.find("no semantics"), std::string::npos)
+      << r.error().message;
+}
+
+TEST(Executor, ValueTypeWithoutSemanticsIsRejectedBeforeRunning) {
+  std::string ir = scale();
+  ir.replace(ir.find("  %bid = kuiper.block_id"), 0,
+             "  %wide = arith.constant 1 : i128\n");
+  Module m = parse(ir);
+  Args a = scaleArgs(64);
+  Result<ExecResult> r = Executor().run(m, "scale", a);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().code, 3);
+  EXPECT_NE(r.error().message.find("unsupported op 'arith.constant'"),
+            std::string::npos)
+      << r.error().message;
+  EXPECT_NE(r.error().message.find("type i128"), std::string::npos)
+      << r.error().message;
 }
 
 TEST(Executor, BufferSizeMismatchIsAnError) {

@@ -27,8 +27,19 @@ bool hasSemantics(Operation *op) {
   return semanticsTable().lookup(op) != nullptr;
 }
 
-std::optional<OpRole> roleOf(Operation *op) {
-  if (const OpSemantics *semantics = semanticsTable().lookup(op))
+static const OpSemantics *lookupByName(StringRef operationName) {
+  for (const auto &entry : semanticsTable().all())
+    if (entry.second.name == operationName)
+      return &entry.second;
+  return nullptr;
+}
+
+bool hasSemantics(StringRef operationName) {
+  return lookupByName(operationName) != nullptr;
+}
+
+std::optional<OpRole> roleOf(StringRef operationName) {
+  if (const OpSemantics *semantics = lookupByName(operationName))
     return semantics->role;
   return std::nullopt;
 }

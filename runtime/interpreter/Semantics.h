@@ -91,8 +91,11 @@ void registerKuiperSemantics(SemanticsTable &table);
 
 /// Whether the executor has a semantics for `op` (ignoring its types).
 bool hasSemantics(mlir::Operation *op);
-/// The role of `op` in the executor, if it has a semantics.
-std::optional<OpRole> roleOf(mlir::Operation *op);
+/// Whether the executor has a semantics for the op named `operationName`
+/// ("arith.addi").
+bool hasSemantics(llvm::StringRef operationName);
+/// The role of the op named `operationName`, if it has a semantics.
+std::optional<OpRole> roleOf(llvm::StringRef operationName);
 /// Names of every op with a semantics ("arith.addi", ...), sorted.
 std::vector<std::string> supportedOperations();
 /// Why the executor cannot run `root` and what it holds: "unsupported op
