@@ -189,8 +189,9 @@ public:
 
   /// Runs `kernel` of `module` on `args` (out/inout buffers are updated in
   /// place). Errors: unknown kernel, missing or mis-sized argument, a false
-  /// `requires` (code 2), unsupported IR (code 3). Dynamic check failures
-  /// are not errors: they are listed in the result.
+  /// `requires` (code 2), an op or value type the executor has no semantics
+  /// for, anywhere in the kernel (code 3, before anything runs). Dynamic
+  /// check failures are not errors: they are listed in the result.
   Result<ExecResult> run(const Module &module, const std::string &kernel,
                          Args &args) const;
 

@@ -6,7 +6,7 @@
 // every block (Scheduler.cpp), then checks coverage and the ensures.
 //
 //===----------------------------------------------------------------------===//
-#include "runtime/Interpreter.h"
+#include "runtime/interpreter/Interpreter.h"
 #include "runtime/ModuleImpl.h"
 #include "runtime/interpreter/KernelInterpreter.h"
 #include "runtime/interpreter/Semantics.h"

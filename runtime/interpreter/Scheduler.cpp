@@ -245,7 +245,10 @@ void KernelInterpreter::runThread(Thread &thread, bool yieldAtMemoryAccess) {
         return;
       continue;
     }
-    if (!evaluate(op, thread))
+    bool ok = semantics && semantics->evaluate
+                  ? semantics->evaluate(*this, op, thread)
+                  : evaluate(op, thread);
+    if (!ok)
       return;
     ++thread.stack.back().next;
   }
