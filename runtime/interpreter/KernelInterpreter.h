@@ -107,14 +107,17 @@ public:
   /// Evaluates the ensures on the current buffers (violations recorded).
   bool checkEnsures();
 
+  /// The first fatal error, when `failed`.
   Error error;
   bool failed = false;
+  /// Grid, block, shapes and requires of the launch (setup fills it).
   LaunchInfo launch;
 
   //===--------------------------------------------------------------------===//
   // Services for op handlers
   //===--------------------------------------------------------------------===//
 
+  /// Schedule, checks and limits of the run.
   const ExecOptions &options;
 
   /// Records a fatal error (the first one wins); returns false.
@@ -135,6 +138,7 @@ public:
   /// As lookup; a missing value is a fatal internal error.
   bool operand(EvalContext &context, mlir::Value value, RuntimeValue &out,
                mlir::Operation *user);
+  /// Sets the value of `value` in `context`.
   void bind(EvalContext &context, mlir::Value value, const RuntimeValue &v) {
     context.values[value] = v;
   }

@@ -230,7 +230,9 @@ void KernelInterpreter::runThread(Thread &thread, bool yieldAtMemoryAccess) {
         return;
       continue;
     }
-    if (yieldAtMemoryAccess && steps > 0 && isa<MemoryAccessOpInterface>(op))
+    const OpSemantics *semantics = semanticsTable().lookup(op);
+    if (yieldAtMemoryAccess && steps > 0 && semantics &&
+        semantics->accessesMemory)
       return;
     ++steps;
     if (options.maxSteps && ++totalSteps > options.maxSteps) {
@@ -238,7 +240,6 @@ void KernelInterpreter::runThread(Thread &thread, bool yieldAtMemoryAccess) {
            " operations reached");
       return;
     }
-    const OpSemantics *semantics = semanticsTable().lookup(op);
     if (semantics && semantics->threadStep) {
       if (!(this->*semantics->threadStep)(thread, op) ||
           thread.state != Thread::Ready)

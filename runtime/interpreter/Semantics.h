@@ -10,6 +10,8 @@
 #ifndef KUIPER_RUNTIME_INTERPRETER_SEMANTICS_H
 #define KUIPER_RUNTIME_INTERPRETER_SEMANTICS_H
 
+#include "kuiper/Dialect/Kuiper/IR/Kuiper.h"
+
 #include "mlir/IR/Operation.h"
 #include "mlir/Support/TypeID.h"
 #include "llvm/ADT/DenseMap.h"
@@ -49,6 +51,9 @@ struct OpSemantics {
   OpRole role = OpRole::Computes;
   Evaluate evaluate = nullptr;
   ThreadStep threadStep = nullptr;
+  /// A load, store or atomic (MemoryAccessOpInterface): the random schedule
+  /// switches threads before it.
+  bool accessesMemory = false;
 };
 
 /// Op class -> semantics.
@@ -62,7 +67,7 @@ public:
         entries
             .try_emplace(mlir::TypeID::get<OpTy>(),
                          OpSemantics{OpTy::getOperationName(), role, evaluate,
-                                     threadStep})
+                                     threadStep, accessesMemory<OpTy>()})
             .second;
     assert(inserted && "op registered twice in the semantics table");
     (void)inserted;
@@ -77,6 +82,10 @@ public:
   }
 
 private:
+  template <typename OpTy> static constexpr bool accessesMemory() {
+    return OpTy::template hasTrait<MemoryAccessOpInterface::Trait>();
+  }
+
   llvm::DenseMap<mlir::TypeID, OpSemantics> entries;
 };
 
