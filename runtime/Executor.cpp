@@ -1,7 +1,7 @@
 //===- Executor.cpp - Kuiper CPU executor: public API ----------------------===//
 #include "kuiper/Executor.h"
 #include "runtime/Float16.h"
-#include "runtime/Interpreter.h"
+#include "runtime/interpreter/Interpreter.h"
 
 #include <cmath>
 #include <cstdio>

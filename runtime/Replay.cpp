@@ -230,11 +230,9 @@ std::string markPoison(std::string msg, const Args &after) {
 
 /// Whether an executor violation of kind `kind` shows the bug that check
 /// `id` names, besides the check's own kind (Checks.def).
-bool isRelatedKind(CheckId id, const std::string &kind) {
-  for (CheckId related : relatedChecks(id))
-    if (kind == checkName(related))
-      return true;
-  return false;
+bool isRelatedKind(CheckId id, CheckId kind) {
+  std::vector<CheckId> related = relatedChecks(id);
+  return std::find(related.begin(), related.end(), kind) != related.end();
 }
 
 /// `file:line:col` -> file, line, col (line and col 0 if absent).
@@ -260,7 +258,7 @@ std::string baseName(const std::string &path) {
 /// 4: same kind at the check's location; 3: same kind on the check's line;
 /// 2: same kind elsewhere; 1: a related kind; 0: unrelated.
 int matchScore(const Violation &v, const CheckResult &c) {
-  if (v.kind == checkName(c.id)) {
+  if (v.kind == c.id) {
     std::string file;
     int line, col;
     splitLocation(v.location, file, line, col);
@@ -272,7 +270,7 @@ int matchScore(const Violation &v, const CheckResult &c) {
   if (!isRelatedKind(c.id, v.kind))
     return 0;
   // Only the kernel's ensures stand for its outputs (not an inlined fn's).
-  if (v.kind == "postcondition" && v.message.rfind("ensures failed", 0) != 0 &&
+  if (v.kind == CheckId::Postcondition && v.message.rfind("ensures failed", 0) != 0 &&
       v.message.rfind("approx ensures failed", 0) != 0)
     return 0;
   return 1;
@@ -553,13 +551,13 @@ void replayCheck(const Module &module, const std::string &kernel, CheckResult &c
       for (const Violation &v : r->violations) {
         int score = matchScore(v, c);
         if (score == 0 && other.empty())
-          other = v.message + " [" + v.kind + "]";
+          other = v.message + " [" + checkName(v.kind) + "]";
         if (score <= bestScore)
           continue;
         bestScore = score;
         bestText = markPoison(v.message, a);
-        if (v.kind != checkName(c.id))
-          bestText += " [" + v.kind + "]";
+        if (v.kind != c.id)
+          bestText += " [" + std::string(checkName(v.kind)) + "]";
         std::string launch = launchText(*k, args);
         bestText += " (" + (launch.empty() ? "" : launch + ", ") + scheduleText(eo);
         if (attempt > 0)

@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <string>
 
 using namespace kuiper;
@@ -50,7 +51,7 @@ ExecResult runOK(const Module &m, const std::string &kernel, Args &args,
 std::string dump(const ExecResult &r) {
   std::string s;
   for (const auto &v : r.violations)
-    s += "[" + v.kind + "] " + v.message + "\n";
+    s += "[" + std::string(checkName(v.kind)) + "] " + v.message + "\n";
   return s;
 }
 
@@ -104,7 +105,7 @@ TEST(Executor, MissingBarrierRaces) {
   Module m = parse(subst(kShift, {{"BARRIER", ""}}));
   Args a = shiftArgs();
   ExecResult r = runOK(m, "shift", a);
-  const Violation *v = r.find("race");
+  const Violation *v = r.find(CheckId::Race);
   ASSERT_NE(v, nullptr) << dump(r);
   EXPECT_NE(v->message.find("s["), std::string::npos) << v->message;
 }
@@ -197,7 +198,7 @@ TEST(Executor, ShflDownWrongLaneFailsEnsures) {
   Module m = parse(subst(kWarpSum, {{"MODE", "down"}, {"WRITER", "16"}}));
   Args a = warpArgs();
   ExecResult r = runOK(m, "warp_sum", a);
-  const Violation *v = r.find("postcondition");
+  const Violation *v = r.find(CheckId::Postcondition);
   ASSERT_NE(v, nullptr) << dump(r);
   EXPECT_NE(v->message.find("y[0] = "), std::string::npos) << v->message;
   EXPECT_NE(v->message.find("expected 528"), std::string::npos) << v->message;
@@ -230,7 +231,7 @@ TEST(Executor, PartialWarpShflWithoutMask) {
   Args a;
   a.setBuffer("y", HostBuffer::i32(std::vector<int32_t>(32)));
   ExecResult r = runOK(m, "partial", a);
-  const Violation *v = r.find("warp-convergence");
+  const Violation *v = r.find(CheckId::WarpConvergence);
   ASSERT_NE(v, nullptr) << dump(r);
   EXPECT_NE(v->message.find("0x0000ffff"), std::string::npos) << v->message;
 }
@@ -252,7 +253,7 @@ TEST(Executor, WrongMaskIsReported) {
   Args a;
   a.setBuffer("y", HostBuffer::i32(std::vector<int32_t>(32)));
   ExecResult r = runOK(m, "partial", a);
-  EXPECT_NE(r.find("warp-convergence"), nullptr) << dump(r);
+  EXPECT_NE(r.find(CheckId::WarpConvergence), nullptr) << dump(r);
 }
 
 // Every thread of every block adds 1 to c[0]; y[gid] = the old value.
@@ -297,7 +298,7 @@ TEST(Executor, NonAtomicIncrementRacesAndRandomLosesUpdates) {
   a.setInt("n", 1);
   a.setBuffer("c", HostBuffer::i32({0}));
   ExecResult r = runOK(m, "count", a);
-  EXPECT_NE(r.find("race"), nullptr) << dump(r);
+  EXPECT_NE(r.find(CheckId::Race), nullptr) << dump(r);
   EXPECT_EQ(a.buffer("c")->at<int32_t>(0), 64); // in order: no lost update
   bool lost = false;
   for (uint64_t seed = 1; seed <= 5 && !lost; ++seed) {
@@ -414,7 +415,7 @@ TEST(Executor, WrongValueFailsEnsuresWithIndex) {
   Module m = parse(scale("arith.addi %n, %c0 : i32", "3.0"));
   Args a = scaleArgs(100);
   ExecResult r = runOK(m, "scale", a);
-  const Violation *v = r.find("postcondition");
+  const Violation *v = r.find(CheckId::Postcondition);
   ASSERT_NE(v, nullptr) << dump(r);
   // x[0] = -3: y[0] = -9, expected -6.
   EXPECT_NE(v->message.find("at index 0: y[0] = -9, expected -6"),
@@ -426,10 +427,10 @@ TEST(Executor, UnwrittenOutElement) {
   Module m = parse(scale("arith.constant 32 : i32"));
   Args a = scaleArgs(64);
   ExecResult r = runOK(m, "scale", a);
-  const Violation *v = r.find("coverage");
+  const Violation *v = r.find(CheckId::Coverage);
   ASSERT_NE(v, nullptr) << dump(r);
   EXPECT_EQ(v->message.rfind("y[32] never written", 0), 0u) << v->message;
-  EXPECT_NE(r.find("postcondition"), nullptr);
+  EXPECT_NE(r.find(CheckId::Postcondition), nullptr);
 }
 
 TEST(Executor, OutOfBounds) {
@@ -440,7 +441,7 @@ TEST(Executor, OutOfBounds) {
   Module m = parse(ir);
   Args a = scaleArgs(100);
   ExecResult r = runOK(m, "scale", a);
-  const Violation *v = r.find("bounds");
+  const Violation *v = r.find(CheckId::Bounds);
   ASSERT_NE(v, nullptr) << dump(r);
   EXPECT_NE(v->message.find("y[100]"), std::string::npos) << v->message;
 }
@@ -453,9 +454,107 @@ TEST(Executor, Overflow) {
   Module m = parse(ir);
   Args a = scaleArgs(200);
   ExecResult r = runOK(m, "scale", a);
-  const Violation *v = r.find("overflow");
+  const Violation *v = r.find(CheckId::Overflow);
   ASSERT_NE(v, nullptr) << dump(r);
   EXPECT_NE(v->message.find("signed overflow"), std::string::npos) << v->message;
+}
+
+// y[0] = a OP b in one thread: the integer semantics of one arith op.
+const char *kIntegerOp = R"(
+kuiper.kernel @intop block [1, 1, 1] attributes {arg_names = ["y", "a", "b"]} {
+^bb0(%y: !kuiper.buffer<i32, 1, "out">, %a: i32, %b: i32):
+  %c1 = arith.constant 1 : i32
+  kuiper.shape %y [%c1] : !kuiper.buffer<i32, 1, "out">, i32
+  kuiper.launch grid(%c1, %c1, %c1) : i32, i32, i32
+  %c0 = arith.constant 0 : i32
+  %r = arith.{OP} %a, %b {FLAGS} : i32
+  kuiper.store %r, %y[%c0] : i32, !kuiper.buffer<i32, 1, "out">, i32
+}
+)";
+
+struct IntegerCase {
+  const char *op, *flags;
+  int64_t a, b;
+  const char *fault; ///< expected overflow message, or null
+  int32_t value;     ///< y[0] when there is no fault
+};
+
+TEST(Executor, IntegerSemanticsFollowTheOpFlags) {
+  const int64_t intMin = INT32_MIN, intMax = INT32_MAX;
+  const IntegerCase cases[] = {
+      {"addi", "", intMax, 1, nullptr, INT32_MIN}, // wraps
+      {"addi", "overflow<nsw>", intMax, 1, "signed overflow", 0},
+      {"addi", "overflow<nuw>", intMax, 1, nullptr, INT32_MIN},
+      {"subi", "overflow<nuw>", 0, 1, "unsigned overflow", 0},
+      {"subi", "overflow<nsw>", 0, 1, nullptr, -1},
+      {"muli", "", 65536, 65536, nullptr, 0},
+      {"muli", "overflow<nuw>", 65536, 65536, "unsigned overflow", 0},
+      {"divsi", "", 7, 0, "division by zero", 0},
+      {"remui", "", 7, 0, "division by zero", 0},
+      {"divsi", "", intMin, -1, "signed overflow", 0},
+      {"remsi", "", intMin, -1, "signed overflow", 0},
+      {"divsi", "", -7, 2, nullptr, -3},
+      {"floordivsi", "", -7, 2, nullptr, -4},
+      {"ceildivsi", "", 7, 2, nullptr, 4},
+      {"shli", "", 1, 32, "shift amount out of range", 0},
+      {"shrui", "", 1, 40, "shift amount out of range", 0},
+      {"shrsi", "", -8, 1, nullptr, -4},
+      {"shli", "", 0x40000000, 1, nullptr, INT32_MIN},
+      {"shli", "overflow<nsw>", 0x40000000, 1, "signed overflow", 0},
+  };
+  for (const IntegerCase &c : cases) {
+    std::string name = std::string(c.op) + " " + c.flags + " " +
+                       std::to_string(c.a) + ", " + std::to_string(c.b);
+    Module m = parse(subst(kIntegerOp, {{"OP", c.op}, {"FLAGS", c.flags}}));
+    Args args;
+    args.setInt("a", c.a).setInt("b", c.b);
+    args.setBuffer("y", HostBuffer::i32({0}));
+    ExecResult r = runOK(m, "intop", args);
+    const Violation *v = r.find(CheckId::Overflow);
+    if (c.fault) {
+      ASSERT_NE(v, nullptr) << name << "\n" << dump(r);
+      EXPECT_NE(v->message.find(c.fault), std::string::npos)
+          << name << ": " << v->message;
+      continue;
+    }
+    EXPECT_TRUE(r.ok()) << name << "\n" << dump(r);
+    EXPECT_EQ(args.buffer("y")->at<int32_t>(0), c.value) << name;
+  }
+}
+
+TEST(Executor, OpWithoutSemanticsIsRejectedBeforeRunning) {
+  // math.atan sits in a branch no thread takes (n = 0): the kernel is still
+  // rejected, before it runs.
+  std::string ir = scale();
+  ir.replace(ir.find("    %k = arith.constant 2.0 : f32"), 0,
+             "    %at = math.atan %v : f32\n");
+  Module m = parse(ir);
+  Args a = scaleArgs(0);
+  a.setBuffer("y", HostBuffer::f32({}));
+  Result<ExecResult> r = Executor().run(m, "scale", a);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().code, 3);
+  EXPECT_NE(r.error().message.find("unsupported op 'math.atan' at test.mlir:"),
+            std::string::npos)
+      << r.error().message;
+  EXPECT_NE(r.error().message.find("no semantics"), std::string::npos)
+      << r.error().message;
+}
+
+TEST(Executor, ValueTypeWithoutSemanticsIsRejectedBeforeRunning) {
+  std::string ir = scale();
+  ir.replace(ir.find("  %bid = kuiper.block_id"), 0,
+             "  %wide = arith.constant 1 : i128\n");
+  Module m = parse(ir);
+  Args a = scaleArgs(64);
+  Result<ExecResult> r = Executor().run(m, "scale", a);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().code, 3);
+  EXPECT_NE(r.error().message.find("unsupported op 'arith.constant'"),
+            std::string::npos)
+      << r.error().message;
+  EXPECT_NE(r.error().message.find("type i128"), std::string::npos)
+      << r.error().message;
 }
 
 TEST(Executor, BufferSizeMismatchIsAnError) {
@@ -507,7 +606,7 @@ kuiper.kernel @div block [64, 1, 1] attributes {arg_names = ["y"]} {
   Args a;
   a.setBuffer("y", HostBuffer::f32(std::vector<float>(64)));
   ExecResult r = runOK(m, "div", a);
-  const Violation *v = r.find("barrier-divergence");
+  const Violation *v = r.find(CheckId::BarrierDivergence);
   ASSERT_NE(v, nullptr) << dump(r);
   EXPECT_NE(v->message.find("32 of 64"), std::string::npos) << v->message;
 }

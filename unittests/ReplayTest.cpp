@@ -306,9 +306,9 @@ TEST(Executor, EnsuresOnlyChecksOutputsComputedElsewhere) {
   y.set(123, x.get(123) + 1);
   Result<ExecResult> bad = Executor(eo).run(m, "copy", args);
   ASSERT_TRUE(bad);
-  ASSERT_NE(bad->find("postcondition"), nullptr);
-  EXPECT_NE(bad->find("postcondition")->message.find("at i = 123"), std::string::npos)
-      << bad->find("postcondition")->message;
+  ASSERT_NE(bad->find(CheckId::Postcondition), nullptr);
+  EXPECT_NE(bad->find(CheckId::Postcondition)->message.find("at i = 123"), std::string::npos)
+      << bad->find(CheckId::Postcondition)->message;
 }
 
 } // namespace

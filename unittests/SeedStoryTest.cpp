@@ -202,10 +202,10 @@ TEST(SeedStory, DynamicChecksCatchTheEmptyKernelToo) {
   fillInputs(m, "elu_fwd", args, 1);
   Result<ExecResult> r = exec.run(m, "elu_fwd", args);
   ASSERT_TRUE(r) << r.error().message;
-  ASSERT_NE(r->find("coverage"), nullptr);
-  EXPECT_EQ(r->find("coverage")->message,
+  ASSERT_NE(r->find(CheckId::Coverage), nullptr);
+  EXPECT_EQ(r->find(CheckId::Coverage)->message,
             "y[0] never written (1000 of 1000 elements of y never written)");
-  EXPECT_NE(r->find("postcondition"), nullptr);
+  EXPECT_NE(r->find(CheckId::Postcondition), nullptr);
 }
 
 TEST(SeedStory, CorrectEluPassesBoth) {

@@ -9,11 +9,13 @@
 #ifndef KUIPER_EXECUTOR_H
 #define KUIPER_EXECUTOR_H
 
+#include "kuiper/Checks.h"
 #include "kuiper/Compiler.h"
 
 #include <cstdint>
 #include <cstring>
 #include <map>
+#include <ostream>
 #include <string>
 #include <utility>
 #include <variant>
@@ -105,12 +107,17 @@ private:
 /// Renders a scalar as text.
 std::string toString(const ScalarValue &v);
 
+/// Writes the check's name as reports show it ("race").
+inline std::ostream &operator<<(std::ostream &os, CheckId check) {
+  return os << checkName(check);
+}
+
 /// One dynamic check that failed during a run.
 struct Violation {
-  /// Check id: bounds, race, barrier-divergence, warp-convergence, coverage,
-  /// contract, overflow, assert, assume, invariant, barrier-contract,
-  /// precondition, postcondition, unsupported.
-  std::string kind;
+  /// The check (Checks.def): bounds, race, barrier-divergence,
+  /// warp-convergence, coverage, contract, overflow, assert, assume,
+  /// invariant, barrier-contract, precondition, postcondition, truncated.
+  CheckId kind = CheckId::Internal;
   std::string message;  ///< "threads (0,3) and (0,4) both wrote s[4]"
   std::string location; ///< "file:line:col" of the op, if known
   /// Structured facts: ("block", "0"), ("thread", "3"), ("index", "4"), ...
@@ -167,7 +174,7 @@ struct ExecResult {
   uint64_t threadsRun = 0;
   bool ok() const { return violations.empty(); }
   /// First violation of a kind, or null.
-  const Violation *find(const std::string &kind) const {
+  const Violation *find(CheckId kind) const {
     for (const auto &v : violations)
       if (v.kind == kind)
         return &v;
@@ -182,8 +189,9 @@ public:
 
   /// Runs `kernel` of `module` on `args` (out/inout buffers are updated in
   /// place). Errors: unknown kernel, missing or mis-sized argument, a false
-  /// `requires` (code 2), unsupported IR (code 3). Dynamic check failures
-  /// are not errors: they are listed in the result.
+  /// `requires` (code 2), an op or value type the executor has no semantics
+  /// for, anywhere in the kernel (code 3, before anything runs). Dynamic
+  /// check failures are not errors: they are listed in the result.
   Result<ExecResult> run(const Module &module, const std::string &kernel,
                          Args &args) const;
 

@@ -271,7 +271,7 @@ int main(int argc, char **argv) {
        << ", \"violations\": [";
     for (size_t i = 0; i < result.violations.size(); ++i) {
       const Violation &v = result.violations[i];
-      js << (i ? ", " : "") << "{\"kind\": " << jsonStr(v.kind)
+      js << (i ? ", " : "") << "{\"kind\": " << jsonStr(checkName(v.kind))
          << ", \"message\": " << jsonStr(v.message)
          << ", \"location\": " << jsonStr(v.location) << ", \"count\": " << v.count
          << ", \"details\": {";

@@ -1,10 +1,13 @@
 //===- Interpreter.h - The kuiper IR interpreter (internal) ------*- C++ -*-===//
 //
-// Entry points of the interpreter behind kuiper::Executor and kuiper::Device.
+// Entry points of the interpreter behind kuiper::Executor. The interpreter
+// lives in this folder: Values, Memory, ArithOps, KuiperOps, SpecClauses,
+// Scheduler, Semantics (the op table) and Interpreter.cpp (setup, checks
+// after the run, these entry points).
 //
 //===----------------------------------------------------------------------===//
-#ifndef KUIPER_RUNTIME_INTERPRETER_H
-#define KUIPER_RUNTIME_INTERPRETER_H
+#ifndef KUIPER_RUNTIME_INTERPRETER_INTERPRETER_H
+#define KUIPER_RUNTIME_INTERPRETER_INTERPRETER_H
 
 #include "kuiper/Executor.h"
 

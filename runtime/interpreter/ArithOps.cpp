@@ -1,0 +1,641 @@
+//===- ArithOps.cpp - Semantics of arith and math ops ---------------------===//
+//
+// Integer semantics are the op's own, as the verifier models them:
+//  - without overflow flags, integer arithmetic wraps (two's complement);
+//  - `nsw` makes signed overflow a fault, `nuw` unsigned overflow;
+//  - division or remainder by zero, INT_MIN / -1 (signed division and
+//    remainder), a shift amount >= the width, and a float-to-integer
+//    conversion out of range are always faults.
+// A fault is an `overflow` violation (not in spec clauses, and only with
+// checks on); the run continues with a defined value (0, or the wrapped one).
+// Floats are rounded to their format after every op, except in approx
+// clauses, which compute over the reals and compare with a tolerance.
+//
+//===----------------------------------------------------------------------===//
+#include "runtime/interpreter/KernelInterpreter.h"
+#include "runtime/interpreter/Semantics.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+
+#include <cmath>
+#include <cstring>
+
+using namespace mlir;
+
+namespace kuiper {
+namespace interp {
+namespace {
+
+/// The operands of an arith or math op (up to three) and its context.
+struct ArithOperands {
+  RuntimeValue lhs, rhs, third;
+  /// Approx clause: floats are not rounded.
+  bool exact = false;
+};
+
+bool fetchOperands(KernelInterpreter &in, Operation *op, EvalContext &context,
+                   ArithOperands &values) {
+  RuntimeValue *slots[3] = {&values.lhs, &values.rhs, &values.third};
+  for (unsigned k = 0; k < op->getNumOperands() && k < 3; ++k)
+    if (!in.operand(context, op->getOperand(k), *slots[k], op))
+      return false;
+  values.exact = context.approx;
+  return true;
+}
+
+/// Reports an integer fault of `op` (overflow, division by zero, ...).
+void reportFault(KernelInterpreter &in, Operation *op, EvalContext &context,
+                 const ArithOperands &values, const std::string &what) {
+  if (context.inSpec || !in.options.checks)
+    return;
+  std::string operands = formatValue(values.lhs) + ", " + formatValue(values.rhs);
+  ViolationDetails details = in.whoDetails(context);
+  details.push_back({"operands", operands});
+  in.violate(CheckId::Overflow, op,
+             what + " (" + op->getName().getStringRef().str() + " " + operands +
+                 ")" + in.inThread(context),
+             details);
+}
+
+bool setResult(KernelInterpreter &in, Operation *op, EvalContext &context,
+               const RuntimeValue &value) {
+  in.bind(context, op->getResult(0), value);
+  return true;
+}
+
+unsigned integerWidth(Type type) {
+  return type.isIndex() ? 64 : cast<IntegerType>(type).getWidth();
+}
+
+//===----------------------------------------------------------------------===//
+// Integer arithmetic
+//===----------------------------------------------------------------------===//
+
+bool evalConstant(KernelInterpreter &in, Operation *op, EvalContext &context) {
+  Attribute attr = cast<arith::ConstantOp>(op).getValue();
+  if (auto intAttr = dyn_cast<IntegerAttr>(attr))
+    return setResult(in, op, context,
+                     makeInteger(integerWidth(intAttr.getType()),
+                                 intAttr.getValue().getZExtValue()));
+  if (auto floatAttr = dyn_cast<FloatAttr>(attr)) {
+    std::optional<FloatFormat> format = floatFormatOf(floatAttr.getType());
+    if (!format)
+      return in.fail("unsupported float constant at " + locationOf(op));
+    double value = floatAttr.getValueAsDouble();
+    return setResult(in, op, context,
+                     makeFloat(*format, value, std::fabs(value)));
+  }
+  return in.fail("unsupported constant at " + locationOf(op));
+}
+
+enum class AddSubMul { Add, Sub, Mul };
+
+template <AddSubMul Kind>
+bool evalAddSubMul(KernelInterpreter &in, Operation *op, EvalContext &context) {
+  ArithOperands v;
+  if (!fetchOperands(in, op, context, v))
+    return false;
+  unsigned width = v.lhs.width;
+  __int128 a = v.lhs.asSigned(), b = v.rhs.asSigned();
+  unsigned __int128 ua = v.lhs.bits, ub = v.rhs.bits;
+  __int128 exact = Kind == AddSubMul::Add   ? a + b
+                   : Kind == AddSubMul::Sub ? a - b
+                                            : a * b;
+  unsigned __int128 unsignedExact = Kind == AddSubMul::Add   ? ua + ub
+                                    : Kind == AddSubMul::Sub ? ua - ub
+                                                             : ua * ub;
+  __int128 signedMin = -((__int128)1 << (width - 1));
+  __int128 signedMax = ((__int128)1 << (width - 1)) - 1;
+  bool unsignedOverflow = Kind == AddSubMul::Sub
+                              ? ua < ub
+                              : unsignedExact > lowBitsMask(width);
+  auto flags = cast<arith::ArithIntegerOverflowFlagsInterface>(op);
+  if (flags.hasNoSignedWrap() && (exact < signedMin || exact > signedMax))
+    reportFault(in, op, context, v, "signed overflow");
+  else if (flags.hasNoUnsignedWrap() && unsignedOverflow)
+    reportFault(in, op, context, v, "unsigned overflow");
+  return setResult(in, op, context,
+                   makeInteger(width, (uint64_t)unsignedExact));
+}
+
+enum class SignedDivision { Div, Rem, CeilDiv, FloorDiv };
+
+template <SignedDivision Kind>
+bool evalSignedDivision(KernelInterpreter &in, Operation *op,
+                        EvalContext &context) {
+  ArithOperands v;
+  if (!fetchOperands(in, op, context, v))
+    return false;
+  unsigned width = v.lhs.width;
+  int64_t a = v.lhs.asSigned(), b = v.rhs.asSigned();
+  if (b == 0) {
+    reportFault(in, op, context, v, "division by zero");
+    return setResult(in, op, context, makeInteger(width, 0));
+  }
+  if (b == -1 && a == signExtend(1ull << (width - 1), width)) {
+    reportFault(in, op, context, v, "signed overflow");
+    return setResult(in, op, context,
+                     makeInteger(width, Kind == SignedDivision::Rem ? 0 : a));
+  }
+  int64_t quotient = a / b, remainder = a % b;
+  int64_t value = quotient;
+  if (Kind == SignedDivision::Rem)
+    value = remainder;
+  else if (Kind == SignedDivision::CeilDiv)
+    value += remainder != 0 && ((remainder > 0) == (b > 0)) ? 1 : 0;
+  else if (Kind == SignedDivision::FloorDiv)
+    value -= remainder != 0 && ((remainder < 0) != (b < 0)) ? 1 : 0;
+  return setResult(in, op, context, makeInteger(width, (uint64_t)value));
+}
+
+template <bool Remainder>
+bool evalUnsignedDivision(KernelInterpreter &in, Operation *op,
+                          EvalContext &context) {
+  ArithOperands v;
+  if (!fetchOperands(in, op, context, v))
+    return false;
+  uint64_t a = v.lhs.bits, b = v.rhs.bits;
+  if (b == 0) {
+    reportFault(in, op, context, v, "division by zero");
+    return setResult(in, op, context, makeInteger(v.lhs.width, 0));
+  }
+  return setResult(in, op, context,
+                   makeInteger(v.lhs.width, Remainder ? a % b : a / b));
+}
+
+enum class Bitwise { And, Or, Xor };
+
+template <Bitwise Kind>
+bool evalBitwise(KernelInterpreter &in, Operation *op, EvalContext &context) {
+  ArithOperands v;
+  if (!fetchOperands(in, op, context, v))
+    return false;
+  uint64_t a = v.lhs.bits, b = v.rhs.bits;
+  uint64_t value = Kind == Bitwise::And ? a & b : Kind == Bitwise::Or ? a | b : a ^ b;
+  return setResult(in, op, context, makeInteger(v.lhs.width, value));
+}
+
+enum class Shift { Left, RightSigned, RightUnsigned };
+
+template <Shift Kind>
+bool evalShift(KernelInterpreter &in, Operation *op, EvalContext &context) {
+  ArithOperands v;
+  if (!fetchOperands(in, op, context, v))
+    return false;
+  unsigned width = v.lhs.width;
+  uint64_t amount = v.rhs.bits;
+  if (amount >= width) {
+    reportFault(in, op, context, v, "shift amount out of range");
+    return setResult(in, op, context, makeInteger(width, 0));
+  }
+  if (Kind == Shift::RightSigned)
+    return setResult(in, op, context,
+                     makeInteger(width, (uint64_t)(v.lhs.asSigned() >> amount)));
+  if (Kind == Shift::RightUnsigned)
+    return setResult(in, op, context, makeInteger(width, v.lhs.bits >> amount));
+  uint64_t shifted = (v.lhs.bits << amount) & lowBitsMask(width);
+  auto flags = cast<arith::ArithIntegerOverflowFlagsInterface>(op);
+  if (flags.hasNoSignedWrap() &&
+      (signExtend(shifted, width) >> amount) != v.lhs.asSigned())
+    reportFault(in, op, context, v, "signed overflow");
+  else if (flags.hasNoUnsignedWrap() && (shifted >> amount) != v.lhs.bits)
+    reportFault(in, op, context, v, "unsigned overflow");
+  return setResult(in, op, context, makeInteger(width, shifted));
+}
+
+enum class IntegerMinMax { MinSigned, MaxSigned, MinUnsigned, MaxUnsigned };
+
+template <IntegerMinMax Kind>
+bool evalIntegerMinMax(KernelInterpreter &in, Operation *op,
+                       EvalContext &context) {
+  ArithOperands v;
+  if (!fetchOperands(in, op, context, v))
+    return false;
+  int64_t sa = v.lhs.asSigned(), sb = v.rhs.asSigned();
+  uint64_t ua = v.lhs.bits, ub = v.rhs.bits;
+  bool pickLhs = Kind == IntegerMinMax::MinSigned   ? sa <= sb
+                 : Kind == IntegerMinMax::MaxSigned ? sa >= sb
+                 : Kind == IntegerMinMax::MinUnsigned ? ua <= ub
+                                                      : ua >= ub;
+  return setResult(in, op, context, pickLhs ? v.lhs : v.rhs);
+}
+
+bool evalAbsI(KernelInterpreter &in, Operation *op, EvalContext &context) {
+  ArithOperands v;
+  if (!fetchOperands(in, op, context, v))
+    return false;
+  int64_t a = v.lhs.asSigned();
+  return setResult(in, op, context,
+                   makeInteger(v.lhs.width, (uint64_t)(a < 0 ? -a : a)));
+}
+
+//===----------------------------------------------------------------------===//
+// Comparisons and select
+//===----------------------------------------------------------------------===//
+
+bool evalCmpI(KernelInterpreter &in, Operation *op, EvalContext &context) {
+  ArithOperands v;
+  if (!fetchOperands(in, op, context, v))
+    return false;
+  int64_t sa = v.lhs.asSigned(), sb = v.rhs.asSigned();
+  uint64_t ua = v.lhs.bits, ub = v.rhs.bits;
+  using P = arith::CmpIPredicate;
+  P predicate = cast<arith::CmpIOp>(op).getPredicate();
+  bool holds = false;
+  switch (predicate) {
+  case P::eq: holds = ua == ub; break;
+  case P::ne: holds = ua != ub; break;
+  case P::slt: holds = sa < sb; break;
+  case P::sle: holds = sa <= sb; break;
+  case P::sgt: holds = sa > sb; break;
+  case P::sge: holds = sa >= sb; break;
+  case P::ult: holds = ua < ub; break;
+  case P::ule: holds = ua <= ub; break;
+  case P::ugt: holds = ua > ub; break;
+  case P::uge: holds = ua >= ub; break;
+  }
+  if (!holds && context.inSpec)
+    context.whyFalse[op->getResult(0)].first = in.describeFalseComparison(
+        context, op, v.lhs, v.rhs, predicate == P::eq,
+        arith::stringifyCmpIPredicate(predicate).str());
+  return setResult(in, op, context, makeBool(holds));
+}
+
+bool evalCmpF(KernelInterpreter &in, Operation *op, EvalContext &context) {
+  ArithOperands v;
+  if (!fetchOperands(in, op, context, v))
+    return false;
+  double a = v.lhs.real, b = v.rhs.real;
+  bool unordered = std::isnan(a) || std::isnan(b);
+  bool bothNaN = std::isnan(a) && std::isnan(b);
+  // Spec clauses compare NaN == NaN as equal (a NaN result is expected).
+  bool specNaNs = context.inSpec && bothNaN;
+  double tolerance = context.approx ? in.options.approxRelTol *
+                                          (v.lhs.magnitude + v.rhs.magnitude)
+                                    : 0;
+  bool equal = a == b || (context.approx && std::fabs(a - b) <= tolerance);
+  bool less = !equal && a < b, greater = !equal && a > b;
+  using P = arith::CmpFPredicate;
+  P predicate = cast<arith::CmpFOp>(op).getPredicate();
+  bool holds = false;
+  switch (predicate) {
+  case P::AlwaysFalse: holds = false; break;
+  case P::OEQ: holds = (!unordered && equal) || specNaNs; break;
+  case P::OGT: holds = !unordered && greater; break;
+  case P::OGE: holds = !unordered && (greater || equal); break;
+  case P::OLT: holds = !unordered && less; break;
+  case P::OLE: holds = !unordered && (less || equal); break;
+  case P::ONE: holds = !unordered && !equal; break;
+  case P::ORD: holds = !unordered; break;
+  case P::UEQ: holds = unordered || equal; break;
+  case P::UGT: holds = unordered || greater; break;
+  case P::UGE: holds = unordered || greater || equal; break;
+  case P::ULT: holds = unordered || less; break;
+  case P::ULE: holds = unordered || less || equal; break;
+  case P::UNE: holds = (unordered || !equal) && !specNaNs; break;
+  case P::UNO: holds = unordered; break;
+  case P::AlwaysTrue: holds = true; break;
+  }
+  if (!holds && context.inSpec) {
+    std::string &why = context.whyFalse[op->getResult(0)].first;
+    why = in.describeFalseComparison(
+        context, op, v.lhs, v.rhs, predicate == P::OEQ || predicate == P::UEQ,
+        arith::stringifyCmpFPredicate(predicate).str());
+    if (context.approx)
+      why += " (tolerance " + formatDouble(tolerance, true) + ")";
+  }
+  return setResult(in, op, context, makeBool(holds));
+}
+
+bool evalSelect(KernelInterpreter &in, Operation *op, EvalContext &context) {
+  ArithOperands v;
+  if (!fetchOperands(in, op, context, v))
+    return false;
+  return setResult(in, op, context, v.lhs.isTrue() ? v.rhs : v.third);
+}
+
+//===----------------------------------------------------------------------===//
+// Float arithmetic
+//===----------------------------------------------------------------------===//
+
+double minNum(double a, double b) {
+  if (std::isnan(a))
+    return b;
+  if (std::isnan(b))
+    return a;
+  if (a == b)
+    return std::signbit(a) ? a : b;
+  return a < b ? a : b;
+}
+
+double maxNum(double a, double b) {
+  if (std::isnan(a))
+    return b;
+  if (std::isnan(b))
+    return a;
+  if (a == b)
+    return std::signbit(a) ? b : a;
+  return a > b ? a : b;
+}
+
+enum class FloatBinary { Add, Sub, Mul, Div, Rem };
+
+template <FloatBinary Kind>
+bool evalFloatBinary(KernelInterpreter &in, Operation *op,
+                     EvalContext &context) {
+  ArithOperands v;
+  if (!fetchOperands(in, op, context, v))
+    return false;
+  double a = v.lhs.real, b = v.rhs.real;
+  double value = 0, magnitude = 0;
+  switch (Kind) {
+  case FloatBinary::Add:
+    value = a + b;
+    magnitude = v.lhs.magnitude + v.rhs.magnitude;
+    break;
+  case FloatBinary::Sub:
+    value = a - b;
+    magnitude = v.lhs.magnitude + v.rhs.magnitude;
+    break;
+  case FloatBinary::Mul:
+    value = a * b;
+    magnitude = v.lhs.magnitude * v.rhs.magnitude;
+    break;
+  case FloatBinary::Div:
+    value = a / b;
+    magnitude = v.lhs.magnitude / std::fabs(b);
+    break;
+  case FloatBinary::Rem:
+    value = std::fmod(a, b);
+    magnitude = std::fabs(value);
+    break;
+  }
+  return setResult(in, op, context,
+                   makeFloat(v.lhs.format, value, magnitude, v.exact));
+}
+
+bool evalNegF(KernelInterpreter &in, Operation *op, EvalContext &context) {
+  ArithOperands v;
+  if (!fetchOperands(in, op, context, v))
+    return false;
+  RuntimeValue negated = v.lhs;
+  negated.real = -v.lhs.real;
+  return setResult(in, op, context, negated);
+}
+
+enum class FloatMinMax { MinNum, MaxNum, Minimum, Maximum };
+
+template <FloatMinMax Kind>
+bool evalFloatMinMax(KernelInterpreter &in, Operation *op,
+                     EvalContext &context) {
+  ArithOperands v;
+  if (!fetchOperands(in, op, context, v))
+    return false;
+  double a = v.lhs.real, b = v.rhs.real;
+  bool isMin = Kind == FloatMinMax::MinNum || Kind == FloatMinMax::Minimum;
+  double value = isMin ? minNum(a, b) : maxNum(a, b);
+  RuntimeValue result = v.lhs;
+  if (Kind == FloatMinMax::Minimum || Kind == FloatMinMax::Maximum) {
+    if (std::isnan(a) || std::isnan(b))
+      value = NAN;
+  } else if (!(value == a && !std::isnan(a))) {
+    result = v.rhs; // the magnitude of the operand chosen
+  }
+  result.real = value;
+  return setResult(in, op, context, result);
+}
+
+//===----------------------------------------------------------------------===//
+// Conversions
+//===----------------------------------------------------------------------===//
+
+template <bool ZeroExtend>
+bool evalIntegerCast(KernelInterpreter &in, Operation *op,
+                     EvalContext &context) {
+  ArithOperands v;
+  if (!fetchOperands(in, op, context, v))
+    return false;
+  unsigned width = integerWidth(op->getResult(0).getType());
+  return setResult(in, op, context,
+                   makeInteger(width, ZeroExtend ? v.lhs.bits
+                                                 : (uint64_t)v.lhs.asSigned()));
+}
+
+template <bool Signed>
+bool evalIntegerToFloat(KernelInterpreter &in, Operation *op,
+                        EvalContext &context) {
+  ArithOperands v;
+  if (!fetchOperands(in, op, context, v))
+    return false;
+  FloatFormat format = *floatFormatOf(op->getResult(0).getType());
+  int64_t sa = v.lhs.asSigned();
+  uint64_t ua = v.lhs.bits;
+  double value = Signed ? (double)sa : (double)ua;
+  if (format != FloatFormat::F64) // round once, from the integer
+    value = Signed ? (double)(float)sa : (double)(float)ua;
+  return setResult(in, op, context,
+                   makeFloat(format, value, std::fabs(value), v.exact));
+}
+
+template <bool Signed>
+bool evalFloatToInteger(KernelInterpreter &in, Operation *op,
+                        EvalContext &context) {
+  ArithOperands v;
+  if (!fetchOperands(in, op, context, v))
+    return false;
+  unsigned width = integerWidth(op->getResult(0).getType());
+  double truncated = std::trunc(v.lhs.real);
+  bool inRange =
+      !std::isnan(truncated) &&
+      (Signed ? truncated >= std::ldexp(-1.0, width - 1) &&
+                    truncated < std::ldexp(1.0, width - 1)
+              : truncated >= 0 && truncated < std::ldexp(1.0, width));
+  if (!inRange) {
+    reportFault(in, op, context, v, "float to integer conversion out of range");
+    return setResult(in, op, context, makeInteger(width, 0));
+  }
+  return setResult(in, op, context,
+                   makeInteger(width, Signed ? (uint64_t)(int64_t)truncated
+                                             : (uint64_t)truncated));
+}
+
+bool evalFloatCast(KernelInterpreter &in, Operation *op, EvalContext &context) {
+  ArithOperands v;
+  if (!fetchOperands(in, op, context, v))
+    return false;
+  FloatFormat format = *floatFormatOf(op->getResult(0).getType());
+  return setResult(in, op, context,
+                   makeFloat(format, v.lhs.real, v.lhs.magnitude, v.exact));
+}
+
+bool evalBitcast(KernelInterpreter &in, Operation *op, EvalContext &context) {
+  ArithOperands v;
+  if (!fetchOperands(in, op, context, v))
+    return false;
+  Type resultType = op->getResult(0).getType();
+  uint8_t storage[8] = {0};
+  if (floatFormatOf(resultType)) {
+    std::memcpy(storage, &v.lhs.bits, 8);
+    return setResult(in, op, context,
+                     readElement(*elementTypeOf(resultType), storage));
+  }
+  ElementType source = *elementTypeOf(op->getOperand(0).getType());
+  writeElement(source, storage, v.lhs);
+  uint64_t bits = 0;
+  std::memcpy(&bits, storage, source.byteSize);
+  return setResult(in, op, context,
+                   makeInteger(integerWidth(resultType), bits));
+}
+
+//===----------------------------------------------------------------------===//
+// Math
+//===----------------------------------------------------------------------===//
+
+/// A math function in single precision (what the GPU computes for f32,
+/// f16 and bf16) and in double precision (f64 and approx clauses).
+struct MathFunction {
+  float (*single)(float);
+  double (*twice)(double);
+};
+
+float rsqrtSingle(float x) { return 1.0f / sqrtf(x); }
+double rsqrtDouble(double x) { return 1.0 / std::sqrt(x); }
+
+template <MathFunction const &Function>
+bool evalUnaryMath(KernelInterpreter &in, Operation *op,
+                   EvalContext &context) {
+  ArithOperands v;
+  if (!fetchOperands(in, op, context, v))
+    return false;
+  bool single = v.lhs.format != FloatFormat::F64 && !v.exact;
+  double value = single ? Function.single((float)v.lhs.real)
+                        : Function.twice(v.lhs.real);
+  return setResult(in, op, context,
+                   makeFloat(v.lhs.format, value, std::fabs(value), v.exact));
+}
+
+constexpr MathFunction kExp{expf, std::exp};
+constexpr MathFunction kExp2{exp2f, std::exp2};
+constexpr MathFunction kLog{logf, std::log};
+constexpr MathFunction kLog2{log2f, std::log2};
+constexpr MathFunction kSqrt{sqrtf, std::sqrt};
+constexpr MathFunction kRsqrt{rsqrtSingle, rsqrtDouble};
+constexpr MathFunction kTanh{tanhf, std::tanh};
+constexpr MathFunction kErf{erff, std::erf};
+constexpr MathFunction kSin{sinf, std::sin};
+constexpr MathFunction kCos{cosf, std::cos};
+constexpr MathFunction kFloor{floorf, std::floor};
+constexpr MathFunction kCeil{ceilf, std::ceil};
+
+bool evalAbsF(KernelInterpreter &in, Operation *op, EvalContext &context) {
+  ArithOperands v;
+  if (!fetchOperands(in, op, context, v))
+    return false;
+  return setResult(in, op, context,
+                   makeFloat(v.lhs.format, std::fabs(v.lhs.real),
+                             v.lhs.magnitude, v.exact));
+}
+
+bool evalPowF(KernelInterpreter &in, Operation *op, EvalContext &context) {
+  ArithOperands v;
+  if (!fetchOperands(in, op, context, v))
+    return false;
+  bool single = v.lhs.format != FloatFormat::F64 && !v.exact;
+  double value = single ? powf((float)v.lhs.real, (float)v.rhs.real)
+                        : std::pow(v.lhs.real, v.rhs.real);
+  return setResult(in, op, context,
+                   makeFloat(v.lhs.format, value, std::fabs(value), v.exact));
+}
+
+bool evalFma(KernelInterpreter &in, Operation *op, EvalContext &context) {
+  ArithOperands v;
+  if (!fetchOperands(in, op, context, v))
+    return false;
+  bool single = v.lhs.format != FloatFormat::F64 && !v.exact;
+  double value =
+      single ? fmaf((float)v.lhs.real, (float)v.rhs.real, (float)v.third.real)
+             : std::fma(v.lhs.real, v.rhs.real, v.third.real);
+  return setResult(in, op, context,
+                   makeFloat(v.lhs.format, value,
+                             v.lhs.magnitude * v.rhs.magnitude +
+                                 v.third.magnitude,
+                             v.exact));
+}
+
+} // namespace
+
+void registerArithSemantics(SemanticsTable &table) {
+  using namespace arith;
+  constexpr OpRole computes = OpRole::Computes;
+  table.add<ConstantOp>(computes, evalConstant);
+  table.add<AddIOp>(computes, evalAddSubMul<AddSubMul::Add>);
+  table.add<SubIOp>(computes, evalAddSubMul<AddSubMul::Sub>);
+  table.add<MulIOp>(computes, evalAddSubMul<AddSubMul::Mul>);
+  table.add<DivSIOp>(computes, evalSignedDivision<SignedDivision::Div>);
+  table.add<RemSIOp>(computes, evalSignedDivision<SignedDivision::Rem>);
+  table.add<CeilDivSIOp>(computes, evalSignedDivision<SignedDivision::CeilDiv>);
+  table.add<FloorDivSIOp>(computes,
+                          evalSignedDivision<SignedDivision::FloorDiv>);
+  table.add<DivUIOp>(computes, evalUnsignedDivision<false>);
+  table.add<RemUIOp>(computes, evalUnsignedDivision<true>);
+  table.add<AndIOp>(computes, evalBitwise<Bitwise::And>);
+  table.add<OrIOp>(computes, evalBitwise<Bitwise::Or>);
+  table.add<XOrIOp>(computes, evalBitwise<Bitwise::Xor>);
+  table.add<ShLIOp>(computes, evalShift<Shift::Left>);
+  table.add<ShRSIOp>(computes, evalShift<Shift::RightSigned>);
+  table.add<ShRUIOp>(computes, evalShift<Shift::RightUnsigned>);
+  table.add<MinSIOp>(computes, evalIntegerMinMax<IntegerMinMax::MinSigned>);
+  table.add<MaxSIOp>(computes, evalIntegerMinMax<IntegerMinMax::MaxSigned>);
+  table.add<MinUIOp>(computes, evalIntegerMinMax<IntegerMinMax::MinUnsigned>);
+  table.add<MaxUIOp>(computes, evalIntegerMinMax<IntegerMinMax::MaxUnsigned>);
+  table.add<CmpIOp>(computes, evalCmpI);
+  table.add<CmpFOp>(computes, evalCmpF);
+  table.add<SelectOp>(computes, evalSelect);
+  table.add<AddFOp>(computes, evalFloatBinary<FloatBinary::Add>);
+  table.add<SubFOp>(computes, evalFloatBinary<FloatBinary::Sub>);
+  table.add<MulFOp>(computes, evalFloatBinary<FloatBinary::Mul>);
+  table.add<DivFOp>(computes, evalFloatBinary<FloatBinary::Div>);
+  table.add<RemFOp>(computes, evalFloatBinary<FloatBinary::Rem>);
+  table.add<NegFOp>(computes, evalNegF);
+  table.add<MinNumFOp>(computes, evalFloatMinMax<FloatMinMax::MinNum>);
+  table.add<MaxNumFOp>(computes, evalFloatMinMax<FloatMinMax::MaxNum>);
+  table.add<MinimumFOp>(computes, evalFloatMinMax<FloatMinMax::Minimum>);
+  table.add<MaximumFOp>(computes, evalFloatMinMax<FloatMinMax::Maximum>);
+  table.add<ExtSIOp>(computes, evalIntegerCast<false>);
+  table.add<ExtUIOp>(computes, evalIntegerCast<true>);
+  table.add<TruncIOp>(computes, evalIntegerCast<false>);
+  table.add<IndexCastOp>(computes, evalIntegerCast<false>);
+  table.add<IndexCastUIOp>(computes, evalIntegerCast<true>);
+  table.add<SIToFPOp>(computes, evalIntegerToFloat<true>);
+  table.add<UIToFPOp>(computes, evalIntegerToFloat<false>);
+  table.add<FPToSIOp>(computes, evalFloatToInteger<true>);
+  table.add<FPToUIOp>(computes, evalFloatToInteger<false>);
+  table.add<ExtFOp>(computes, evalFloatCast);
+  table.add<TruncFOp>(computes, evalFloatCast);
+  table.add<BitcastOp>(computes, evalBitcast);
+}
+
+void registerMathSemantics(SemanticsTable &table) {
+  using namespace math;
+  constexpr OpRole computes = OpRole::Computes;
+  table.add<ExpOp>(computes, evalUnaryMath<kExp>);
+  table.add<Exp2Op>(computes, evalUnaryMath<kExp2>);
+  table.add<LogOp>(computes, evalUnaryMath<kLog>);
+  table.add<Log2Op>(computes, evalUnaryMath<kLog2>);
+  table.add<SqrtOp>(computes, evalUnaryMath<kSqrt>);
+  table.add<RsqrtOp>(computes, evalUnaryMath<kRsqrt>);
+  table.add<TanhOp>(computes, evalUnaryMath<kTanh>);
+  table.add<ErfOp>(computes, evalUnaryMath<kErf>);
+  table.add<SinOp>(computes, evalUnaryMath<kSin>);
+  table.add<CosOp>(computes, evalUnaryMath<kCos>);
+  table.add<FloorOp>(computes, evalUnaryMath<kFloor>);
+  table.add<CeilOp>(computes, evalUnaryMath<kCeil>);
+  table.add<AbsFOp>(computes, evalAbsF);
+  table.add<PowFOp>(computes, evalPowF);
+  table.add<FmaOp>(computes, evalFma);
+  table.add<AbsIOp>(computes, evalAbsI);
+}
+
+} // namespace interp
+} // namespace kuiper

@@ -1,0 +1,575 @@
+//===- KuiperOps.cpp - Semantics of kuiper, scf and memref ops ------------===//
+//
+// Thread and block ids, shared arrays, loads, stores and atomics (with the
+// bounds, contract and race checks), asserts and assumptions, spec
+// quantifiers, and the non-suspending forms of scf.if and kuiper loops (spec
+// clauses and the header run them in place; threads enter them through the
+// scheduler). Which kuiper ops have which role:
+//
+//   kernel                                  header (the launch itself)
+//   shape, launch, access, requires,        header (read by the setup)
+//     ensures
+//   return, yield                           terminators
+//   thread_id, block_id, grid_dim,          computed
+//     lane_id, warp_id, shared_alloc,
+//     load, store, atomic
+//   assert, assume, invariant               checked when reached (spec-only
+//                                           for the verifier, checked here)
+//   forall, exists, sum, old                evaluated in spec clauses
+//   for, while                              control flow (invariants checked)
+//   barrier, shfl, vote, syncwarp           suspend the thread
+//
+//===----------------------------------------------------------------------===//
+#include "runtime/interpreter/KernelInterpreter.h"
+#include "runtime/interpreter/Semantics.h"
+
+#include <cmath>
+#include <cstring>
+
+using namespace mlir;
+
+namespace kuiper {
+namespace interp {
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Locals and scf.if
+//===----------------------------------------------------------------------===//
+
+bool evalLocalAlloca(KernelInterpreter &in, Operation *op,
+                     EvalContext &context) {
+  Type type = cast<MemRefType>(op->getResult(0).getType()).getElementType();
+  RuntimeValue initial;
+  if (std::optional<ElementType> elementType = elementTypeOf(type))
+    initial = poisonValue(*elementType);
+  in.bind(context, op->getResult(0),
+          makeMemoryRef(RuntimeValue::Local, context.locals.size()));
+  context.locals.push_back(initial);
+  return true;
+}
+
+bool localSlot(KernelInterpreter &in, Operation *op, EvalContext &context,
+               Value ref, RuntimeValue *&slot) {
+  RuntimeValue local;
+  if (!in.operand(context, ref, local, op))
+    return false;
+  if (local.kind != RuntimeValue::Local || local.bits >= context.locals.size())
+    return in.fail("internal: '" + op->getName().getStringRef().str() +
+                   "' of an unknown local at " + locationOf(op));
+  slot = &context.locals[local.bits];
+  return true;
+}
+
+bool evalLocalLoad(KernelInterpreter &in, Operation *op, EvalContext &context) {
+  RuntimeValue *slot;
+  if (!localSlot(in, op, context, cast<memref::LoadOp>(op).getMemRef(), slot))
+    return false;
+  RuntimeValue value = *slot;
+  if (value.kind == RuntimeValue::Float)
+    value.magnitude = std::fabs(value.real);
+  in.bind(context, op->getResult(0), value);
+  return true;
+}
+
+bool evalLocalStore(KernelInterpreter &in, Operation *op,
+                    EvalContext &context) {
+  auto store = cast<memref::StoreOp>(op);
+  RuntimeValue value, *slot;
+  if (!in.operand(context, store.getValueToStore(), value, op) ||
+      !localSlot(in, op, context, store.getMemRef(), slot))
+    return false;
+  *slot = value;
+  return true;
+}
+
+bool evalIf(KernelInterpreter &in, Operation *op, EvalContext &context) {
+  auto ifOp = cast<scf::IfOp>(op);
+  RuntimeValue condition;
+  if (!in.operand(context, ifOp.getCondition(), condition, op))
+    return false;
+  Region &taken =
+      condition.isTrue() ? ifOp.getThenRegion() : ifOp.getElseRegion();
+  SmallVector<RuntimeValue, 2> yielded;
+  if (!in.evaluateRegion(taken, {}, context, yielded))
+    return false;
+  for (unsigned k = 0; k < op->getNumResults() && k < yielded.size(); ++k)
+    in.bind(context, op->getResult(k), yielded[k]);
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// Ids and shared arrays
+//===----------------------------------------------------------------------===//
+
+enum class GeometryId { Thread, Block, GridDim, Lane, Warp };
+
+template <GeometryId Kind>
+bool evalGeometryId(KernelInterpreter &in, Operation *op,
+                    EvalContext &context) {
+  if (!context.isThread && Kind != GeometryId::GridDim)
+    return in.fail("'" + op->getName().getStringRef().str() +
+                   "' used outside thread code at " + locationOf(op));
+  auto &thread = static_cast<Thread &>(context);
+  int64_t dim = 0;
+  if (Kind == GeometryId::Thread || Kind == GeometryId::Block ||
+      Kind == GeometryId::GridDim)
+    dim = op->getAttrOfType<IntegerAttr>("dim").getInt();
+  int64_t value = 0;
+  switch (Kind) {
+  case GeometryId::Thread:
+    value = thread.threadId[dim];
+    break;
+  case GeometryId::Block:
+    value = in.blockId[dim];
+    break;
+  case GeometryId::GridDim:
+    value = in.launch.grid[dim];
+    break;
+  case GeometryId::Lane:
+    value = thread.linearId % 32;
+    break;
+  case GeometryId::Warp:
+    value = thread.linearId / 32;
+    break;
+  }
+  in.bind(context, op->getResult(0), makeInteger(32, (uint64_t)value));
+  return true;
+}
+
+bool evalSharedAlloc(KernelInterpreter &in, Operation *op,
+                     EvalContext &context) {
+  unsigned index;
+  if (!in.sharedArrayFor(op, index))
+    return false;
+  in.bind(context, op->getResult(0),
+          makeMemoryRef(RuntimeValue::SharedArray, index));
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// Loads, stores, atomics
+//===----------------------------------------------------------------------===//
+
+bool evalLoad(KernelInterpreter &in, Operation *op, EvalContext &context) {
+  auto load = cast<LoadOp>(op);
+  ElementAddress element;
+  if (!in.resolveElement(op, context, load.getRef(), load.getIndices(),
+                         element))
+    return false;
+  RuntimeValue value;
+  if (!element.address) {
+    value = poisonValue(*elementTypeOf(op->getResult(0).getType()));
+  } else {
+    value = readElement(element.elementType, element.address);
+    GlobalBuffer *buffer = element.buffer;
+    if (in.options.checks && !context.inSpec) {
+      if (buffer && !buffer->readsClauses.empty() &&
+          !inAnyBox(buffer->readsClauses, element.indices) &&
+          !inAnyBox(buffer->writesClauses, element.indices))
+        in.violate(CheckId::Contract, op,
+                   "read of " + element.text + " outside the reads clause of " +
+                       buffer->name +
+                       (context.isThread ? " by thread " + in.who(context) : ""),
+                   in.whoDetails(context));
+      in.recordAccess(op, context, element, /*isWrite=*/false,
+                      /*isAtomic=*/false);
+    }
+  }
+  if (context.inSpec)
+    context.loadedFrom[op->getResult(0)] = element.text;
+  in.bind(context, op->getResult(0), value);
+  return true;
+}
+
+bool evalStore(KernelInterpreter &in, Operation *op, EvalContext &context) {
+  auto store = cast<StoreOp>(op);
+  if (context.inSpec)
+    return in.fail("store in a spec region at " + locationOf(op));
+  RuntimeValue value;
+  if (!in.operand(context, store.getValue(), value, op))
+    return false;
+  ElementAddress element;
+  if (!in.resolveElement(op, context, store.getRef(), store.getIndices(),
+                         element))
+    return false;
+  if (!element.address)
+    return true;
+  GlobalBuffer *buffer = element.buffer;
+  if (in.options.checks) {
+    if (buffer && !buffer->writesClauses.empty() &&
+        !inAnyBox(buffer->writesClauses, element.indices))
+      in.violate(CheckId::Contract, op,
+                 "write of " + element.text + " outside the writes clause of " +
+                     buffer->name +
+                     (context.isThread ? " by thread " + in.who(context) : ""),
+                 in.whoDetails(context));
+    in.recordAccess(op, context, element, /*isWrite=*/true, /*isAtomic=*/false);
+  }
+  in.markWritten(element);
+  writeElement(element.elementType, element.address, value);
+  return true;
+}
+
+double minNumber(double a, double b) {
+  if (std::isnan(a))
+    return b;
+  if (std::isnan(b))
+    return a;
+  if (a == b)
+    return std::signbit(a) ? a : b;
+  return a < b ? a : b;
+}
+
+double maxNumber(double a, double b) {
+  if (std::isnan(a))
+    return b;
+  if (std::isnan(b))
+    return a;
+  if (a == b)
+    return std::signbit(a) ? b : a;
+  return a > b ? a : b;
+}
+
+/// The value an atomic leaves in memory, given the one it found.
+RuntimeValue atomicUpdate(AtomicKind kind, const ElementType &type,
+                          const RuntimeValue &found,
+                          ArrayRef<RuntimeValue> operands) {
+  const RuntimeValue &v = operands[0];
+  switch (kind) {
+  case AtomicKind::Add:
+    return type.isFloat ? makeFloat(type.format, found.real + v.real, 0)
+                        : makeInteger(type.width, found.bits + v.bits);
+  case AtomicKind::Max:
+  case AtomicKind::Min: {
+    bool isMax = kind == AtomicKind::Max;
+    if (type.isFloat)
+      return makeFloat(type.format,
+                       isMax ? maxNumber(found.real, v.real)
+                             : minNumber(found.real, v.real),
+                       0);
+    int64_t current = signExtend(found.bits, type.width), candidate = v.asSigned();
+    bool replace = isMax ? candidate > current : candidate < current;
+    return replace ? makeInteger(type.width, v.bits) : found;
+  }
+  case AtomicKind::Cas: {
+    uint8_t expected[8] = {0}, actual[8] = {0};
+    writeElement(type, expected, operands[0]);
+    writeElement(type, actual, found);
+    return std::memcmp(expected, actual, type.byteSize) == 0 ? operands[1]
+                                                             : found;
+  }
+  }
+  return found;
+}
+
+bool evalAtomic(KernelInterpreter &in, Operation *op, EvalContext &context) {
+  auto atomic = cast<AtomicOp>(op);
+  if (context.inSpec)
+    return in.fail("atomic in a spec region at " + locationOf(op));
+  SmallVector<RuntimeValue, 2> operands;
+  for (Value v : atomic.getValues()) {
+    RuntimeValue value;
+    if (!in.operand(context, v, value, op))
+      return false;
+    operands.push_back(value);
+  }
+  ElementAddress element;
+  if (!in.resolveElement(op, context, atomic.getRef(), atomic.getIndices(),
+                         element))
+    return false;
+  if (!element.address) {
+    in.bind(context, op->getResult(0), poisonValue(element.elementType));
+    return true;
+  }
+  RuntimeValue found = readElement(element.elementType, element.address);
+  if (in.options.checks)
+    in.recordAccess(op, context, element, /*isWrite=*/true, /*isAtomic=*/true);
+  in.markWritten(element);
+  if (operands.empty())
+    return in.fail("atomic without operands at " + locationOf(op));
+  if (atomic.getKind() == AtomicKind::Cas && operands.size() < 2)
+    return in.fail("atomic cas needs two values at " + locationOf(op));
+  writeElement(element.elementType, element.address,
+               atomicUpdate(atomic.getKind(), element.elementType, found,
+                            operands));
+  in.bind(context, op->getResult(0), found);
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// Asserts, assumptions, invariants
+//===----------------------------------------------------------------------===//
+
+CheckId checkOfAssertion(Operation *op) {
+  auto assertOp = dyn_cast<AssertOp>(op);
+  if (!assertOp)
+    return CheckId::Assume;
+  switch (assertOp.getKind()) {
+  case AssertKind::Assert:
+    return CheckId::Assert;
+  case AssertKind::Precondition:
+    return CheckId::Precondition;
+  case AssertKind::Postcondition:
+    return CheckId::Postcondition;
+  }
+  return CheckId::Assert;
+}
+
+bool evalAssertion(KernelInterpreter &in, Operation *op, EvalContext &context) {
+  if (!in.options.checks)
+    return true;
+  auto assertOp = dyn_cast<AssertOp>(op);
+  bool approx = assertOp && assertOp.getApprox();
+  bool holds = true;
+  if (!in.evaluateClause(op->getRegion(0), context, approx, holds))
+    return false;
+  if (holds)
+    return true;
+  CheckId check = checkOfAssertion(op);
+  std::string message = check == CheckId::Assume   ? "assumption"
+                        : check == CheckId::Assert ? "assertion"
+                                                   : checkName(check);
+  message += " failed" + in.inThread(context);
+  if (!context.clauseFailure.empty())
+    message += ": " + context.clauseFailure;
+  in.violate(check, op, message, in.whoDetails(context));
+  return true;
+}
+
+bool evalInvariant(KernelInterpreter &in, Operation *op, EvalContext &context) {
+  RuntimeValue value;
+  if (!in.operand(context, op->getOperand(0), value, op))
+    return false;
+  if (value.isTrue())
+    return true;
+  std::string message = "loop invariant does not hold" + in.inThread(context);
+  std::string why = in.explainFalse(context, op->getOperand(0)).first;
+  if (!why.empty())
+    message += ": " + why;
+  in.violate(CheckId::Invariant, op, message, in.whoDetails(context));
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// Quantifiers, sums, old
+//===----------------------------------------------------------------------===//
+
+/// "at i = 3", "at (i, j) = (1, 2)" or "at index 3": where a forall fails.
+std::string binderPosition(const EvalContext &context) {
+  std::string names, values;
+  bool named = true;
+  for (size_t k = 0; k < context.binders.size(); ++k) {
+    names += (k ? ", " : "") + context.binders[k].first;
+    values += (k ? ", " : "") + std::to_string(context.binders[k].second);
+    named &= !context.binders[k].first.empty();
+  }
+  bool many = context.binders.size() > 1;
+  if (many) {
+    names = "(" + names + ")";
+    values = "(" + values + ")";
+  }
+  return named ? "at " + names + " = " + values : "at index " + values;
+}
+
+template <bool IsForall>
+bool evalQuantifier(KernelInterpreter &in, Operation *op,
+                    EvalContext &context) {
+  RuntimeValue lo, hi;
+  if (!in.operand(context, op->getOperand(0), lo, op) ||
+      !in.operand(context, op->getOperand(1), hi, op))
+    return false;
+  auto binder = op->getAttrOfType<StringAttr>("binder");
+  std::string binderName = binder ? binder.str() : "";
+  bool result = IsForall;
+  std::pair<std::string, bool> why;
+  SmallVector<RuntimeValue, 1> yielded;
+  for (int64_t i = lo.asSigned(), end = hi.asSigned(); i < end; ++i) {
+    context.binders.push_back({binderName, i});
+    if (!in.evaluateRegion(op->getRegion(0), {makeInteger(lo.width, i)},
+                           context, yielded))
+      return false;
+    bool holds = !yielded.empty() && yielded[0].isTrue();
+    if (IsForall && !holds) {
+      result = false;
+      Block &body = op->getRegion(0).front();
+      why = in.explainFalse(context, body.getTerminator()->getOperand(0));
+      if (!why.second) {
+        why.first = binderPosition(context) +
+                    (why.first.empty() ? "" : ": " + why.first);
+        why.second = true;
+      }
+      context.binders.pop_back();
+      break;
+    }
+    context.binders.pop_back();
+    if (!IsForall && holds) {
+      result = true;
+      break;
+    }
+  }
+  if (!result)
+    context.whyFalse[op->getResult(0)] = why;
+  in.bind(context, op->getResult(0), makeBool(result));
+  return true;
+}
+
+bool evalSum(KernelInterpreter &in, Operation *op, EvalContext &context) {
+  RuntimeValue lo, hi, step;
+  if (!in.operand(context, op->getOperand(0), lo, op) ||
+      !in.operand(context, op->getOperand(1), hi, op) ||
+      !in.operand(context, op->getOperand(2), step, op))
+    return false;
+  int64_t stride = step.asSigned();
+  Type resultType = op->getResult(0).getType();
+  std::optional<FloatFormat> format = floatFormatOf(resultType);
+  RuntimeValue total = format ? makeFloat(*format, 0, 0)
+                              : makeInteger(resultType.getIntOrFloatBitWidth(), 0);
+  if (stride <= 0) {
+    in.violate(CheckId::Overflow, op, "sum with a non-positive step");
+    stride = 1;
+  }
+  SmallVector<RuntimeValue, 1> yielded;
+  for (int64_t i = lo.asSigned(), end = hi.asSigned(); i < end; i += stride) {
+    if (!in.evaluateRegion(op->getRegion(0), {makeInteger(lo.width, i)},
+                           context, yielded))
+      return false;
+    if (yielded.empty())
+      return in.fail("sum body yields nothing at " + locationOf(op));
+    const RuntimeValue &term = yielded[0];
+    total = format ? makeFloat(*format, total.real + term.real,
+                               total.magnitude + term.magnitude, context.approx)
+                   : makeInteger(total.width, total.bits + term.bits);
+  }
+  in.bind(context, op->getResult(0), total);
+  return true;
+}
+
+bool evalOld(KernelInterpreter &in, Operation *op, EvalContext &context) {
+  bool wasOld = context.readsOldContents;
+  context.readsOldContents = true;
+  SmallVector<RuntimeValue, 1> yielded;
+  bool ok = in.evaluateRegion(op->getRegion(0), {}, context, yielded);
+  context.readsOldContents = wasOld;
+  if (!ok)
+    return false;
+  if (!yielded.empty())
+    in.bind(context, op->getResult(0), yielded[0]);
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// Loops (non-suspending form: spec clauses and the header)
+//===----------------------------------------------------------------------===//
+
+bool evalFor(KernelInterpreter &in, Operation *op, EvalContext &context) {
+  auto forOp = cast<ForOp>(op);
+  RuntimeValue lo, hi, step;
+  if (!in.operand(context, forOp.getLo(), lo, op) ||
+      !in.operand(context, forOp.getHi(), hi, op) ||
+      !in.operand(context, forOp.getStep(), step, op))
+    return false;
+  int64_t i = lo.asSigned(), end = hi.asSigned(), stride = step.asSigned();
+  if (stride <= 0) {
+    in.violate(CheckId::Overflow, op,
+               "loop step " + std::to_string(stride) + " is not positive");
+    return true;
+  }
+  SmallVector<RuntimeValue, 1> yielded;
+  for (int64_t first = i;; i += stride) {
+    int64_t at = i == first ? i : std::min(i, end);
+    if (!in.checkInvariants(forOp.getInvariants(),
+                            {makeInteger(lo.width, (uint64_t)at)}, context))
+      return false;
+    if (i >= end)
+      return true;
+    if (!in.evaluateRegion(forOp.getBody(), {makeInteger(lo.width, i)},
+                           context, yielded))
+      return false;
+  }
+}
+
+bool evalWhile(KernelInterpreter &in, Operation *op, EvalContext &context) {
+  auto whileOp = cast<WhileOp>(op);
+  SmallVector<RuntimeValue, 1> yielded;
+  while (true) {
+    if (!in.checkInvariants(whileOp.getInvariants(), {}, context) ||
+        !in.evaluateRegion(whileOp.getCond(), {}, context, yielded))
+      return false;
+    if (yielded.empty() || !yielded[0].isTrue())
+      return true;
+    if (!in.evaluateRegion(whileOp.getBody(), {}, context, yielded))
+      return false;
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Header ops and collectives outside threads
+//===----------------------------------------------------------------------===//
+
+/// Header ops are read by the launch setup; met again, they do nothing.
+bool evalHeaderOp(KernelInterpreter &, Operation *, EvalContext &) {
+  return true;
+}
+
+/// Barriers and warp collectives need the scheduler: only threads run them.
+bool rejectOutsideThread(KernelInterpreter &in, Operation *op, EvalContext &) {
+  return in.fail("'" + op->getName().getStringRef().str() +
+                 "' in a context that cannot suspend (spec region or host) at " +
+                 locationOf(op));
+}
+
+} // namespace
+
+void registerStructuredSemantics(SemanticsTable &table) {
+  table.add<scf::IfOp>(OpRole::ControlFlow, evalIf,
+                       &KernelInterpreter::enterIf);
+  table.add<scf::YieldOp>(OpRole::Terminator, nullptr);
+  table.add<memref::AllocaOp>(OpRole::Computes, evalLocalAlloca);
+  table.add<memref::LoadOp>(OpRole::Computes, evalLocalLoad);
+  table.add<memref::StoreOp>(OpRole::Computes, evalLocalStore);
+}
+
+void registerKuiperSemantics(SemanticsTable &table) {
+  table.add<KernelOp>(OpRole::Header, nullptr);
+  table.add<ShapeOp>(OpRole::Header, evalHeaderOp);
+  table.add<LaunchOp>(OpRole::Header, evalHeaderOp);
+  table.add<AccessOp>(OpRole::Header, evalHeaderOp);
+  table.add<RequiresOp>(OpRole::Header, evalHeaderOp);
+  table.add<EnsuresOp>(OpRole::Header, evalHeaderOp);
+  table.add<ReturnOp>(OpRole::Terminator, nullptr);
+  table.add<YieldOp>(OpRole::Terminator, nullptr);
+
+  table.add<ThreadIdOp>(OpRole::Computes, evalGeometryId<GeometryId::Thread>);
+  table.add<BlockIdOp>(OpRole::Computes, evalGeometryId<GeometryId::Block>);
+  table.add<GridDimOp>(OpRole::Computes, evalGeometryId<GeometryId::GridDim>);
+  table.add<LaneIdOp>(OpRole::Computes, evalGeometryId<GeometryId::Lane>);
+  table.add<WarpIdOp>(OpRole::Computes, evalGeometryId<GeometryId::Warp>);
+  table.add<SharedAllocOp>(OpRole::Computes, evalSharedAlloc);
+  table.add<LoadOp>(OpRole::Computes, evalLoad);
+  table.add<StoreOp>(OpRole::Computes, evalStore);
+  table.add<AtomicOp>(OpRole::Computes, evalAtomic);
+
+  table.add<AssertOp>(OpRole::Specification, evalAssertion);
+  table.add<AssumeOp>(OpRole::Specification, evalAssertion);
+  table.add<InvariantOp>(OpRole::Specification, evalInvariant);
+  table.add<ForallOp>(OpRole::Specification, evalQuantifier<true>);
+  table.add<ExistsOp>(OpRole::Specification, evalQuantifier<false>);
+  table.add<SumOp>(OpRole::Specification, evalSum);
+  table.add<OldOp>(OpRole::Specification, evalOld);
+
+  table.add<ForOp>(OpRole::ControlFlow, evalFor, &KernelInterpreter::enterFor);
+  table.add<WhileOp>(OpRole::ControlFlow, evalWhile,
+                     &KernelInterpreter::enterWhile);
+
+  table.add<BarrierOp>(OpRole::Suspends, rejectOutsideThread,
+                       &KernelInterpreter::suspendAtBarrier);
+  table.add<ShuffleOp>(OpRole::Suspends, rejectOutsideThread,
+                       &KernelInterpreter::suspendAtCollective);
+  table.add<VoteOp>(OpRole::Suspends, rejectOutsideThread,
+                    &KernelInterpreter::suspendAtCollective);
+  table.add<SyncWarpOp>(OpRole::Suspends, rejectOutsideThread,
+                        &KernelInterpreter::suspendAtCollective);
+}
+
+} // namespace interp
+} // namespace kuiper

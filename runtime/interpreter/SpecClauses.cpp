@@ -1,0 +1,152 @@
+//===- SpecClauses.cpp - Regions evaluated in place, and why clauses fail -===//
+//
+// Spec regions (requires, ensures, asserts, invariants, barrier contracts)
+// never suspend: they are evaluated op by op through the semantics table.
+// When a clause is false, the message names the comparison or quantifier
+// that decides it ("at i = 3: y[3] = 1.5, expected 2").
+//
+//===----------------------------------------------------------------------===//
+#include "runtime/interpreter/KernelInterpreter.h"
+
+using namespace mlir;
+
+namespace kuiper {
+namespace interp {
+
+bool KernelInterpreter::evaluateRegion(Region &region,
+                                       ArrayRef<RuntimeValue> arguments,
+                                       EvalContext &context,
+                                       SmallVectorImpl<RuntimeValue> &yielded) {
+  yielded.clear();
+  if (region.empty())
+    return true;
+  Block &block = region.front();
+  for (unsigned k = 0; k < block.getNumArguments() && k < arguments.size(); ++k)
+    bind(context, block.getArgument(k), arguments[k]);
+  for (Operation &op : block) {
+    if (op.hasTrait<OpTrait::IsTerminator>()) {
+      for (Value v : op.getOperands()) {
+        RuntimeValue value;
+        if (!operand(context, v, value, &op))
+          return false;
+        yielded.push_back(value);
+      }
+      return true;
+    }
+    if (!evaluate(&op, context))
+      return false;
+  }
+  return true;
+}
+
+bool KernelInterpreter::evaluateClause(Region &region, EvalContext &context,
+                                       bool approx, bool &holds) {
+  bool wasInSpec = context.inSpec, wasApprox = context.approx;
+  context.inSpec = true;
+  context.approx = approx;
+  context.clauseFailure.clear();
+  context.binders.clear();
+  context.loadedFrom.clear();
+  context.whyFalse.clear();
+  SmallVector<RuntimeValue, 1> yielded;
+  bool ok = evaluateRegion(region, {}, context, yielded);
+  context.inSpec = wasInSpec;
+  context.approx = wasApprox;
+  if (!ok)
+    return false;
+  holds = yielded.empty() || yielded[0].kind != RuntimeValue::Integer ||
+          yielded[0].isTrue();
+  if (context.readUnboundBuffer)
+    holds = true;
+  if (!holds && !region.empty())
+    context.clauseFailure =
+        explainFalse(context, region.front().getTerminator()->getOperand(0))
+            .first;
+  return true;
+}
+
+bool KernelInterpreter::checkInvariants(Region &invariants,
+                                        ArrayRef<RuntimeValue> arguments,
+                                        EvalContext &context) {
+  if (!options.checks || invariants.empty())
+    return true;
+  bool approx = false;
+  invariants.walk([&](InvariantOp invariant) { approx |= invariant.getApprox(); });
+  bool wasInSpec = context.inSpec, wasApprox = context.approx;
+  context.inSpec = true;
+  context.approx = approx;
+  context.clauseFailure.clear();
+  context.binders.clear();
+  context.whyFalse.clear();
+  SmallVector<RuntimeValue, 1> yielded;
+  bool ok = evaluateRegion(invariants, arguments, context, yielded);
+  context.inSpec = wasInSpec;
+  context.approx = wasApprox;
+  return ok;
+}
+
+std::pair<std::string, bool>
+KernelInterpreter::explainFalse(EvalContext &context, Value value, int depth) {
+  auto known = context.whyFalse.find(value);
+  if (known != context.whyFalse.end())
+    return known->second;
+  Operation *def = value.getDefiningOp();
+  if (!def || depth > 64)
+    return {"", false};
+  auto valueOf = [&](Value v) -> const RuntimeValue * {
+    auto it = context.values.find(v);
+    return it == context.values.end() ? nullptr : &it->second;
+  };
+  if (isa<arith::OrIOp, arith::AndIOp>(def)) {
+    for (Value operand : def->getOperands()) {
+      const RuntimeValue *v = valueOf(operand);
+      if (!v || v->kind != RuntimeValue::Integer || v->isTrue())
+        continue;
+      auto why = explainFalse(context, operand, depth + 1);
+      if (!why.first.empty())
+        return why;
+    }
+  } else if (auto select = dyn_cast<arith::SelectOp>(def)) {
+    if (const RuntimeValue *condition = valueOf(select.getCondition()))
+      return explainFalse(context,
+                          condition->isTrue() ? select.getTrueValue()
+                                              : select.getFalseValue(),
+                          depth + 1);
+  } else if (auto ifOp = dyn_cast<scf::IfOp>(def)) {
+    unsigned resultNumber = cast<OpResult>(value).getResultNumber();
+    if (const RuntimeValue *condition = valueOf(ifOp.getCondition())) {
+      Region &taken = condition->isTrue() ? ifOp.getThenRegion()
+                                          : ifOp.getElseRegion();
+      if (!taken.empty())
+        return explainFalse(
+            context, taken.front().getTerminator()->getOperand(resultNumber),
+            depth + 1);
+    }
+  }
+  return {"", false};
+}
+
+std::string KernelInterpreter::describeFalseComparison(
+    EvalContext &context, Operation *op, const RuntimeValue &lhs,
+    const RuntimeValue &rhs, bool equality, const std::string &predicate) {
+  Value lhsValue = op->getOperand(0);
+  std::string lhsText;
+  auto loaded = context.loadedFrom.find(lhsValue);
+  if (loaded != context.loadedFrom.end()) {
+    lhsText = loaded->second;
+  } else if (auto argument = dyn_cast<BlockArgument>(lhsValue)) {
+    if (auto kernelOp =
+            dyn_cast<KernelOp>(argument.getOwner()->getParentOp()))
+      lhsText = cast<StringAttr>(kernelOp.getArgNames()[argument.getArgNumber()])
+                    .str();
+  }
+  if (lhsText.empty())
+    lhsText = "lhs";
+  if (equality)
+    return lhsText + " = " + formatValue(lhs) + ", expected " + formatValue(rhs);
+  return lhsText + " = " + formatValue(lhs) + ", not " + predicate + " " +
+         formatValue(rhs);
+}
+
+} // namespace interp
+} // namespace kuiper
