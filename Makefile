@@ -43,7 +43,7 @@ demo: build
 # without clang's libFuzzer).
 check: build
 	ninja -C $(BUILD) check-kuiper
-	FUZZ_TIME=$${FUZZ_SMOKE_TIME:-20} scripts/fuzz.sh --smoke
+	FUZZ_TIME=$${FUZZ_SMOKE_TIME:-10} scripts/fuzz.sh --smoke
 
 # The whole project and its tests under ASan + UBSan, in build-sanitize.
 check-sanitize: configure
