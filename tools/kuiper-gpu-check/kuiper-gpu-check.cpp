@@ -195,8 +195,9 @@ void printTable(const std::vector<Row> &rows, const Options &o, const std::strin
 
 } // namespace
 
-int main(int argc, char **argv) {
-  Options o;
+/// Reads the command line into `o`; an exit status when the tool should stop
+/// here (help, or a usage error), -1 to go on.
+static int parseArguments(int argc, char **argv, Options &o) {
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto next = [&](std::string &v) {
@@ -242,6 +243,13 @@ int main(int argc, char **argv) {
   }
   if (o.files.empty())
     return usage("no input files");
+  return -1;
+}
+
+int main(int argc, char **argv) {
+  Options o;
+  if (int status = parseArguments(argc, argv, o); status >= 0)
+    return status;
 
   // Eager module loading: kernel times then hold no lazy-loading cost.
   setenv("CUDA_MODULE_LOADING", "EAGER", 0);

@@ -99,8 +99,26 @@ bool parseScalar(const std::string &type, const std::string &text, ScalarValue &
 
 } // namespace
 
-int main(int argc, char **argv) {
-  Options o;
+/// Compiles the input (without verifying it) or parses it as kuiper IR.
+static Result<Module> loadModule(const Options &o) {
+  bool isIR = o.file.size() > 5 && o.file.substr(o.file.size() - 5) == ".mlir";
+  if (!isIR) {
+    CompileOptions co;
+    co.verify = false;
+    co.emitPTX = o.device == "cuda";
+    return Compiler(co).compileFile(o.file);
+  }
+  std::ifstream in(o.file);
+  if (!in)
+    return Error{"kuiper-run: error: cannot read " + o.file + "\n", 2};
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return parseModuleIR(ss.str(), o.file);
+}
+
+/// Reads the command line into `o`; an exit status when the tool should stop
+/// here (help, or a usage error), -1 to go on.
+static int parseArguments(int argc, char **argv, Options &o) {
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto value = [&](std::string &out) {
@@ -158,23 +176,15 @@ int main(int argc, char **argv) {
     usage();
     return 2;
   }
+  return -1;
+}
 
-  // Compile (or parse IR).
-  Result<Module> mod = Error{"", 3};
-  bool isIR = o.file.size() > 5 && o.file.substr(o.file.size() - 5) == ".mlir";
-  if (isIR) {
-    std::ifstream in(o.file);
-    if (!in)
-      return bad("cannot read " + o.file);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    mod = parseModuleIR(ss.str(), o.file);
-  } else {
-    CompileOptions co;
-    co.verify = false;
-    co.emitPTX = o.device == "cuda";
-    mod = Compiler(co).compileFile(o.file);
-  }
+int main(int argc, char **argv) {
+  Options o;
+  if (int status = parseArguments(argc, argv, o); status >= 0)
+    return status;
+
+  Result<Module> mod = loadModule(o);
   if (!mod) {
     std::cerr << mod.error().message;
     if (!mod.error().message.empty() && mod.error().message.back() != '\n')

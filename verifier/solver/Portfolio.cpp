@@ -219,16 +219,6 @@ std::optional<z3::model> kuiper::solver::findModel(z3::context &context,
 void kuiper::solver::solveAll(std::vector<Query> &queries, const ProofCache &cache,
                               const BatchOptions &opts) {
   unsigned workers = opts.jobs ? opts.jobs : std::max(1u, std::thread::hardware_concurrency());
-  // Identical queries (the same SMT text) are solved once.
-  std::map<std::string, size_t> firstWithText;
-  for (size_t i = 0; i < queries.size(); ++i) {
-    Query &q = queries[i];
-    if (q.skip || q.trivial || q.hash.empty())
-      continue;
-    auto [it, fresh] = firstWithText.emplace(q.hash, i);
-    if (!fresh)
-      q.duplicateOf = it->second;
-  }
   std::atomic<size_t> done{0};
   CpuWatchdog watchdog;
   std::mutex progressLock;
@@ -237,9 +227,7 @@ void kuiper::solver::solveAll(std::vector<Query> &queries, const ProofCache &cac
     for (size_t i = first; i < queries.size(); i += workers) {
       Query &q = queries[i];
       auto t0 = std::chrono::steady_clock::now();
-      if (q.duplicateOf) {
-        // answered by its first copy after the workers finish
-      } else if (q.skip) {
+      if (q.skip) {
         q.answer = Answer::Unknown;
       } else if (q.trivial || cache.contains(q.hash)) {
         q.answer = Answer::Proved;
@@ -268,9 +256,4 @@ void kuiper::solver::solveAll(std::vector<Query> &queries, const ProofCache &cac
   work(0);
   for (auto &t : threads)
     t.join();
-  for (Query &q : queries)
-    if (q.duplicateOf) {
-      q.answer = queries[*q.duplicateOf].answer;
-      q.certificate = queries[*q.duplicateOf].certificate;
-    }
 }

@@ -61,8 +61,6 @@ struct Query {
   Answer answer = Answer::Unknown;
   double ms = 0;           ///< wall time spent (for reports, never for verdicts)
   std::string certificate; ///< the SMT text that proved it (with keepCertificate)
-  /// An earlier query of the batch with the same text (solved once).
-  std::optional<size_t> duplicateOf;
 };
 
 /// Where proved queries are remembered across runs.
