@@ -3,6 +3,9 @@ BUILD   ?= build
 PREFIX  ?= /usr/local
 KUIPERC := $(BUILD)/bin/kuiperc
 EXAMPLES := $(sort $(wildcard examples/*.kp))
+# ccache, where installed, makes rebuilds of other checkouts cheap.
+CCACHE_LAUNCHER := $(if $(shell command -v ccache 2>/dev/null),\
+  -DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 
 .PHONY: all setup configure build demo check check-sanitize fuzz gpu-check install clean
 
@@ -13,7 +16,7 @@ setup:
 
 $(BUILD)/build.ninja:
 	cmake -G Ninja -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release \
-	  -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit
+	  -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit $(CCACHE_LAUNCHER)
 
 configure: setup $(BUILD)/build.ninja
 
