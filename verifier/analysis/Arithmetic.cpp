@@ -20,8 +20,16 @@ z3::expr SymExec::intOp(Operation &op) {
   unsigned w = t.getIntOrFloatBitWidth();
   // Integers are held in their signed (two's complement) reading; unsigned
   // operations convert with toUnsigned/toSigned.
+  // The op's flags give its meaning, as in the executor: `nsw` faults on
+  // signed overflow, `nuw` on unsigned overflow, and without flags the result
+  // wraps around (two's complement), which is no fault.
   auto arith2 = [&](std::function<z3::expr(z3::expr, z3::expr)> f) {
     auto [nsw, nuw] = flagsOf();
+    if (!nsw && !nuw) {
+      z3::expr full = w >= 64 ? z.int_val("18446744073709551616")
+                              : z.int_val((int64_t)(uint64_t(1) << w));
+      return toSigned(z3::mod(f(get(op.getOperand(0)), get(op.getOperand(1))), full), w);
+    }
     if (nuw && !nsw) {
       z3::expr r = f(toUnsigned(get(op.getOperand(0)), w), toUnsigned(get(op.getOperand(1)), w));
       checkOverflow(op, r, w, false);
