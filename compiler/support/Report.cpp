@@ -192,13 +192,8 @@ std::string Report::toJSON() const {
 //===----------------------------------------------------------------------===//
 
 std::string Report::toSARIF() const {
-  const std::vector<CheckId> &rules = allChecks();
-  auto ruleIndex = [&](CheckId id) {
-    for (size_t i = 0; i < rules.size(); ++i)
-      if (rules[i] == id)
-        return i;
-    return size_t(0);
-  };
+  const std::vector<CheckId> &rules = allChecks(); // in enum order
+  auto ruleIndex = [](CheckId id) { return static_cast<size_t>(id); };
 
   std::ostringstream os;
   Writer w(os);

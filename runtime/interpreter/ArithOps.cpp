@@ -319,26 +319,6 @@ bool evalSelect(KernelInterpreter &in, Operation *op, EvalContext &context) {
 // Float arithmetic
 //===----------------------------------------------------------------------===//
 
-double minNum(double a, double b) {
-  if (std::isnan(a))
-    return b;
-  if (std::isnan(b))
-    return a;
-  if (a == b)
-    return std::signbit(a) ? a : b;
-  return a < b ? a : b;
-}
-
-double maxNum(double a, double b) {
-  if (std::isnan(a))
-    return b;
-  if (std::isnan(b))
-    return a;
-  if (a == b)
-    return std::signbit(a) ? b : a;
-  return a > b ? a : b;
-}
-
 enum class FloatBinary { Add, Sub, Mul, Div, Rem };
 
 template <FloatBinary Kind>

@@ -210,26 +210,6 @@ bool evalStore(KernelInterpreter &in, Operation *op, EvalContext &context) {
   return true;
 }
 
-double minNumber(double a, double b) {
-  if (std::isnan(a))
-    return b;
-  if (std::isnan(b))
-    return a;
-  if (a == b)
-    return std::signbit(a) ? a : b;
-  return a < b ? a : b;
-}
-
-double maxNumber(double a, double b) {
-  if (std::isnan(a))
-    return b;
-  if (std::isnan(b))
-    return a;
-  if (a == b)
-    return std::signbit(a) ? b : a;
-  return a > b ? a : b;
-}
-
 /// The value an atomic leaves in memory, given the one it found.
 RuntimeValue atomicUpdate(AtomicKind kind, const ElementType &type,
                           const RuntimeValue &found,
@@ -244,8 +224,8 @@ RuntimeValue atomicUpdate(AtomicKind kind, const ElementType &type,
     bool isMax = kind == AtomicKind::Max;
     if (type.isFloat)
       return makeFloat(type.format,
-                       isMax ? maxNumber(found.real, v.real)
-                             : minNumber(found.real, v.real),
+                       isMax ? maxNum(found.real, v.real)
+                             : minNum(found.real, v.real),
                        0);
     int64_t current = signExtend(found.bits, type.width), candidate = v.asSigned();
     bool replace = isMax ? candidate > current : candidate < current;

@@ -262,5 +262,25 @@ std::string formatIndices(llvm::ArrayRef<int64_t> indices) {
   return text;
 }
 
+double minNum(double a, double b) {
+  if (std::isnan(a))
+    return b;
+  if (std::isnan(b))
+    return a;
+  if (a == b)
+    return std::signbit(a) ? a : b;
+  return a < b ? a : b;
+}
+
+double maxNum(double a, double b) {
+  if (std::isnan(a))
+    return b;
+  if (std::isnan(b))
+    return a;
+  if (a == b)
+    return std::signbit(a) ? b : a;
+  return a > b ? a : b;
+}
+
 } // namespace interp
 } // namespace kuiper

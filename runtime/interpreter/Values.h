@@ -98,6 +98,11 @@ void fillWithPoison(const ElementType &type, uint8_t *address, size_t count);
 RuntimeValue poisonValue(const ElementType &type);
 
 /// A double as messages show it ("nan", "-inf", "1.5").
+/// IEEE minNum/maxNum as arith.minnumf/maxnumf and float atomics define them:
+/// a NaN operand yields the other operand, and -0 < +0.
+double minNum(double a, double b);
+double maxNum(double a, double b);
+
 std::string formatDouble(double value, bool doublePrecision);
 /// A value as messages show it ("true", "-3", "1.5", "undef").
 std::string formatValue(const RuntimeValue &value);

@@ -99,8 +99,7 @@ Answer answerOf(z3::check_result r) {
 /// Stage 1: unsat of the float abstraction.
 bool provedByFloatAbstraction(z3::context &context, const z3::expr_vector &asserts,
                               const Limits &limits, std::string *certificate,
-                              CpuWatchdog *watchdog,
-                   bool *interrupted) {
+                              CpuWatchdog *watchdog, bool *interrupted) {
   std::optional<z3::expr_vector> abstracted = abstractFloats(context, asserts);
   if (!abstracted)
     return false;
@@ -117,30 +116,41 @@ bool provedByFloatAbstraction(z3::context &context, const z3::expr_vector &asser
   return true;
 }
 
-/// Stage 2: the simplex arithmetic solver.
-z3::check_result checkWithSimplex(z3::context &context, const z3::expr_vector &asserts,
-                                  const Limits &limits, CpuWatchdog *watchdog,
-                   bool *interrupted) {
-  z3::params simplex(context);
-  simplex.set("arith.solver", 2u);
-  z3::solver s = (z3::tactic(context, "simplify") & z3::with(z3::tactic(context, "smt"), simplex))
-                     .mk_solver();
-  s.set(resourceLimit(context, limits.quickRlimit));
+/// The two stages that can answer sat: Z3's simplex arithmetic solver
+/// (cheap, good on div/mod-by-constant witness queries) and its default
+/// configuration with the full resource limit.
+enum class Stage { Simplex, Default };
+
+/// A solver of `stage`'s configuration holding `asserts`.
+z3::solver stageSolver(z3::context &context, Stage stage, const z3::expr_vector &asserts,
+                       const Limits &limits) {
+  z3::solver s(context);
+  if (stage == Stage::Simplex) {
+    z3::params simplex(context);
+    simplex.set("arith.solver", 2u);
+    s = (z3::tactic(context, "simplify") & z3::with(z3::tactic(context, "smt"), simplex))
+            .mk_solver();
+  }
+  s.set(resourceLimit(context, stage == Stage::Simplex ? limits.quickRlimit : limits.rlimit));
   for (auto a : asserts)
     s.add(a);
-  GuardedCall guard(watchdog, context, limits.quickCpuGuardSeconds, interrupted);
+  return s;
+}
+
+/// Checks `s` (built for `stage`) under the stage's CPU guard.
+z3::check_result checkStage(z3::context &context, z3::solver &s, Stage stage,
+                            const Limits &limits, CpuWatchdog *watchdog, bool *interrupted) {
+  GuardedCall guard(watchdog, context,
+                    stage == Stage::Simplex ? limits.quickCpuGuardSeconds
+                                            : limits.cpuGuardSeconds,
+                    interrupted);
   return s.check();
 }
 
-z3::check_result checkDefault(z3::context &context, const z3::expr_vector &asserts,
-                              const Limits &limits, CpuWatchdog *watchdog,
-                   bool *interrupted) {
-  z3::solver s(context);
-  s.set(resourceLimit(context, limits.rlimit));
-  for (auto a : asserts)
-    s.add(a);
-  GuardedCall guard(watchdog, context, limits.cpuGuardSeconds, interrupted);
-  return s.check();
+z3::check_result check(z3::context &context, Stage stage, const z3::expr_vector &asserts,
+                       const Limits &limits, CpuWatchdog *watchdog, bool *interrupted) {
+  z3::solver s = stageSolver(context, stage, asserts, limits);
+  return checkStage(context, s, stage, limits, watchdog, interrupted);
 }
 
 } // namespace
@@ -165,12 +175,13 @@ Answer kuiper::solver::solveQuery(z3::context &context, Query &query, const Limi
                                  keepCertificate ? &query.certificate : nullptr, watchdog,
                                  interrupted))
       return Answer::Proved;
-    z3::check_result r = checkWithSimplex(context, asserts, limits, watchdog, interrupted);
+    z3::check_result r = check(context, Stage::Simplex, asserts, limits, watchdog, interrupted);
     if (r == z3::unknown)
-      r = checkDefault(context, asserts, limits, watchdog, interrupted);
+      r = check(context, Stage::Default, asserts, limits, watchdog, interrupted);
     if (r == z3::unknown && !query.fallbackSmt.empty()) {
       z3::expr_vector withLemmas = context.parse_string(query.fallbackSmt.c_str());
-      if (checkDefault(context, withLemmas, limits, watchdog, interrupted) == z3::unsat)
+      if (check(context, Stage::Default, withLemmas, limits, watchdog, interrupted) ==
+          z3::unsat)
         r = z3::unsat;
     }
     return answerOf(r);
@@ -185,27 +196,10 @@ std::optional<z3::model> kuiper::solver::findModel(z3::context &context,
                                                    const Limits &limits) {
   CpuWatchdog watchdog;
   try {
-    for (bool simplex : {true, false}) {
-      z3::solver s = simplex ? (z3::tactic(context, "simplify") &
-                                z3::with(z3::tactic(context, "smt"), [&] {
-                                  z3::params p(context);
-                                  p.set("arith.solver", 2u);
-                                  return p;
-                                }()))
-                                   .mk_solver()
-                             : z3::solver(context);
-      s.set(resourceLimit(context, simplex ? limits.quickRlimit : limits.rlimit));
-      for (auto a : asserts)
-        s.add(a);
+    for (Stage stage : {Stage::Simplex, Stage::Default}) {
+      z3::solver s = stageSolver(context, stage, asserts, limits);
       bool interrupted = false;
-      z3::check_result r;
-      {
-        GuardedCall guard(&watchdog, context,
-                          simplex ? limits.quickCpuGuardSeconds : limits.cpuGuardSeconds,
-                          &interrupted);
-        r = s.check();
-      }
-      if (r == z3::sat)
+      if (checkStage(context, s, stage, limits, &watchdog, &interrupted) == z3::sat)
         return s.get_model();
       if (interrupted)
         return std::nullopt; // the context is cancelled
