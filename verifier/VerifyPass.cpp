@@ -32,8 +32,10 @@ struct KuiperVerifyPass : kuiper::impl::KuiperVerifyBase<KuiperVerifyPass> {
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    if (reportFormat != "text" && reportFormat != "json" && reportFormat != "sarif") {
-      module.emitError("--kuiper-verify: report must be text, json or sarif, not '")
+    if (reportFormat != "text" && reportFormat != "json" && reportFormat != "sarif" &&
+        reportFormat != "obligations") {
+      module.emitError(
+          "--kuiper-verify: report must be text, json, sarif or obligations, not '")
           << reportFormat << "'";
       return signalPassFailure();
     }
@@ -48,6 +50,8 @@ struct KuiperVerifyPass : kuiper::impl::KuiperVerifyBase<KuiperVerifyPass> {
       llvm::outs() << report.toJSON() << "\n";
     else if (reportFormat == "sarif")
       llvm::outs() << report.toSARIF() << "\n";
+    else if (reportFormat == "obligations")
+      llvm::outs() << report.toObligationList();
     else
       llvm::errs() << report.toText();
     if (!report.verified())

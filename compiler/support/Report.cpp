@@ -288,6 +288,15 @@ std::string Report::toSARIF() const {
 // Text
 //===----------------------------------------------------------------------===//
 
+std::string Report::toObligationList() const {
+  std::ostringstream os;
+  for (const auto &k : kernels)
+    for (const auto &c : k.checks)
+      os << "kernel " << k.name << ": " << statusName(c.status) << " ["
+         << checkName(c.id) << "] " << locationOf(c, file) << ": " << c.message << "\n";
+  return os.str();
+}
+
 std::string Report::toText() const {
   std::ostringstream os;
   char buf[64];

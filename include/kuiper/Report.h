@@ -88,6 +88,10 @@ struct Report {
   /// unknown check, then one summary line per kernel (checks, obligations,
   /// time, trusted items, derived tolerances).
   std::string toText() const;
+  /// One line per obligation, in the order they were generated:
+  /// `kernel K: <status> [<check-id>] <file:line:col>: <message>` (for tests
+  /// that pin down which obligations a kernel gives rise to).
+  std::string toObligationList() const;
 };
 
 /// The Kuiper version, e.g. "0.1.0".

@@ -246,30 +246,14 @@ static int parseArguments(int argc, char **argv, Options &o) {
   return -1;
 }
 
-int main(int argc, char **argv) {
-  Options o;
-  if (int status = parseArguments(argc, argv, o); status >= 0)
-    return status;
+/// The GPU side: kuiper::Device, or the executor in a dry run.
+struct GpuRunner {
+  bool dryRun = true;
+  Result<Device> device = Error{"dry run", 2};
 
-  // Eager module loading: kernel times then hold no lazy-loading cost.
-  setenv("CUDA_MODULE_LOADING", "EAGER", 0);
-  Result<Device> dev = Error{"dry run", 2};
-  std::string devName = "the CPU executor (dry run: reverse schedule stands in for the GPU)";
-  std::string arch = "sm_80";
-  if (!o.dryRun) {
-    dev = Device::open();
-    if (!dev) {
-      std::cout << "no GPU: " << dev.error().message << "\n"
-                << "GPU check not run\n";
-      return 0;
-    }
-    devName = dev->name();
-    arch = compileArch(dev->arch());
-    std::cerr << "device: " << devName << "; compiling for " << arch << "\n";
-  }
-  // The GPU side: kuiper::Device, or the executor in a dry run.
-  auto runGpu = [&](const Module &m, const std::string &kernel, Args &a) -> Result<double> {
-    if (o.dryRun) {
+  /// Runs `kernel` once; the device time in ms (0 in a dry run).
+  Result<double> run(const Module &m, const std::string &kernel, Args &a) {
+    if (dryRun) {
       ExecOptions eo;
       eo.checks = false;
       eo.schedule = ExecOptions::Reverse;
@@ -278,160 +262,203 @@ int main(int argc, char **argv) {
         return r.error();
       return 0.0;
     }
-    Result<DeviceRun> r = dev->launch(m, kernel, a);
+    Result<DeviceRun> r = device->launch(m, kernel, a);
     if (!r)
       return r.error();
     return r->elapsedMs;
-  };
+  }
+};
+
+/// What the report of kernel `k` says about tolerances and trusted math.
+struct Expectation {
+  const KernelReport *report = nullptr;
+  bool approx = false;     ///< an `ensures approx`: compare against the spec
+  double tolerance = 0;    ///< the largest derived relative bound
+  bool trustsMath = false; ///< libdevice functions: compare within ulps
+};
+
+Expectation expectationOf(const Module &m, const KernelInfo &k) {
+  Expectation e;
+  for (const KernelReport &x : m.report().kernels)
+    if (x.name == k.name)
+      e.report = &x;
+  if (!e.report)
+    return e;
+  e.approx = !e.report->tolerances.empty();
+  for (const Tolerance &t : e.report->tolerances)
+    // No constant bound derived (loop-carried sums): a loose tolerance,
+    // which the table marks.
+    e.tolerance = std::max(e.tolerance, t.relative < 0 ? 1e-3 : t.relative);
+  for (const std::string &t : e.report->trusted)
+    e.trustsMath |= t.find("uninterpreted") != std::string::npos ||
+                    t.find("libdevice") != std::string::npos;
+  return e;
+}
+
+/// Runs `k` on the GPU and on the CPU executor at a small size and compares
+/// the outputs (bitwise, within math ulps, or against the spec within the
+/// derived bound). Fills `r`; false with `r.note` set if it could not run.
+bool compareWithExecutor(const Options &o, GpuRunner &gpuRunner, const Module &m,
+                         const KernelInfo &k, Row &r) {
+  Expectation e = expectationOf(m, k);
+  Args args;
+  if (!chooseCompareScalars(m, k, args, o.compareN)) {
+    r.note = "no launch size satisfies requires";
+    return false;
+  }
+  Executor probe;
+  Result<LaunchInfo> info = probe.allocateBuffers(m, k.name, args);
+  if (!info) {
+    r.note = info.error().message;
+    return false;
+  }
+  fillInputs(m, k.name, args, /*seed=*/1);
+  for (const auto &[name, dims] : info->bufferDims) {
+    int64_t n = 1;
+    for (int64_t d : dims)
+      n *= d;
+    r.n = std::max(r.n, n);
+  }
+  Args cpu = args, gpu = args;
+  ExecOptions eo;
+  eo.checks = false;
+  Result<ExecResult> cr = Executor(eo).run(m, k.name, cpu);
+  Result<double> gr = gpuRunner.run(m, k.name, gpu);
+  if (!cr || !gr) {
+    r.note = !cr ? "CPU: " + cr.error().message : "GPU: " + gr.error().message;
+    return false;
+  }
+  if (e.approx) {
+    // The GPU's output against the spec, within the derived bound.
+    ExecOptions spec;
+    spec.ensuresOnly = true;
+    spec.approxRelTol = std::max(e.tolerance, 1e-7);
+    Result<ExecResult> sr = Executor(spec).run(m, k.name, gpu);
+    compareOutputs(k, gpu, cpu, /*mathUlp=*/false, r); // for max|diff|
+    r.compare = "bound " + fmt(spec.approxRelTol, "%.2g");
+    r.mismatches = sr ? (int64_t)sr->violations.size() : 1;
+    if (!sr)
+      r.note = sr.error().message;
+    else if (!sr->violations.empty())
+      r.note = sr->violations[0].message;
+  } else {
+    compareOutputs(k, gpu, cpu, e.trustsMath, r);
+    r.compare = e.trustsMath ? "math ulp" : "bitwise";
+  }
+  return true;
+}
+
+/// Times `k` on the GPU alone at `o.benchN` elements, best of `o.reps`;
+/// fills the bandwidth columns of `r` (or a note saying why not).
+void benchmark(const Options &o, GpuRunner &gpuRunner, const Module &m,
+               const KernelInfo &k, Row &r) {
+  Args big;
+  big.setInt("n", o.benchN);
+  for (const ParamInfo &p : k.params)
+    if (p.kind == ParamInfo::Scalar && isFloat(p.type))
+      big.setFloat(p.name, 1.5);
+  // Buffers built directly: allocateBuffers stops at 2 GiB.
+  Executor probe;
+  Result<LaunchInfo> bi = probe.describe(m, k.name, big);
+  if (!bi || !bi->requiresHold) {
+    r.note = "bench: " + (bi ? "requires does not hold at n = " + std::to_string(o.benchN)
+                             : bi.error().message);
+    return;
+  }
+  for (const auto &[name, dims] : bi->bufferDims)
+    big.setBuffer(name, HostBuffer(bi->bufferTypes[name].first, dims));
+  fillInputs(m, k.name, big, /*seed=*/2);
+  double bytes = 0;
+  for (const ParamInfo &p : k.params)
+    if (p.kind == ParamInfo::Buffer)
+      bytes += (double)big.buffer(p.name)->bytes.size() * (p.access == "inout" ? 2 : 1);
+  double best = -1;
+  for (int rep = 0; rep < o.reps; ++rep) {
+    Result<double> br = gpuRunner.run(m, k.name, big);
+    if (!br) {
+      r.note = "bench: " + br.error().message;
+      break;
+    }
+    if (best < 0 || *br < best)
+      best = *br;
+  }
+  if (best > 0) {
+    r.benchMs = best;
+    r.benchN = o.benchN;
+    r.gbs = bytes / (best * 1e-3) / 1e9;
+  }
+}
+
+/// Compiles `file` and checks each of its kernels; one row per kernel.
+/// Returns false if any failed.
+bool checkFile(const Options &o, GpuRunner &gpuRunner, const std::string &arch,
+               const std::string &file, std::vector<Row> &rows) {
+  std::string base = file.substr(file.find_last_of('/') + 1);
+  CompileOptions co;
+  co.arch = arch;
+  Result<Module> m = Compiler(co).compileFile(file);
+  if (!m) {
+    Row r;
+    r.kernel = "?";
+    r.file = base;
+    r.verdict = "error";
+    r.status = "FAIL";
+    r.note = m.error().message;
+    while (!r.note.empty() && r.note.back() == '\n')
+      r.note.pop_back();
+    rows.push_back(r);
+    return false;
+  }
+  bool allOk = true;
+  for (const KernelInfo &k : m->kernels()) {
+    Row r;
+    r.kernel = k.name;
+    r.file = base;
+    const KernelReport *kr = expectationOf(*m, k).report;
+    r.verdict = kr ? verdictName(kr->verdict) : "?";
+    bool ok;
+    if (!m->report().verified() || m->ptx().empty()) {
+      r.note = "not verified: no PTX";
+      ok = false;
+    } else {
+      ok = compareWithExecutor(o, gpuRunner, *m, k, r) && r.mismatches == 0;
+      if (ok && o.bench.count(k.name) && !o.dryRun)
+        benchmark(o, gpuRunner, *m, k, r);
+    }
+    r.status = ok ? "ok" : "FAIL";
+    allOk &= ok;
+    rows.push_back(r);
+  }
+  return allOk;
+}
+
+int main(int argc, char **argv) {
+  Options o;
+  if (int status = parseArguments(argc, argv, o); status >= 0)
+    return status;
+
+  // Eager module loading: kernel times then hold no lazy-loading cost.
+  setenv("CUDA_MODULE_LOADING", "EAGER", 0);
+  GpuRunner gpuRunner;
+  gpuRunner.dryRun = o.dryRun;
+  std::string devName = "the CPU executor (dry run: reverse schedule stands in for the GPU)";
+  std::string arch = "sm_80";
+  if (!o.dryRun) {
+    gpuRunner.device = Device::open();
+    if (!gpuRunner.device) {
+      std::cout << "no GPU: " << gpuRunner.device.error().message << "\n"
+                << "GPU check not run\n";
+      return 0;
+    }
+    devName = gpuRunner.device->name();
+    arch = compileArch(gpuRunner.device->arch());
+    std::cerr << "device: " << devName << "; compiling for " << arch << "\n";
+  }
 
   std::vector<Row> rows;
   bool allOk = true;
-  for (const std::string &file : o.files) {
-    std::string base = file.substr(file.find_last_of('/') + 1);
-    CompileOptions co;
-    co.arch = arch;
-    Result<Module> m = Compiler(co).compileFile(file);
-    if (!m) {
-      Row r;
-      r.kernel = "?";
-      r.file = base;
-      r.verdict = "error";
-      r.status = "FAIL";
-      r.note = m.error().message;
-      while (!r.note.empty() && r.note.back() == '\n')
-        r.note.pop_back();
-      rows.push_back(r);
-      allOk = false;
-      continue;
-    }
-    for (const KernelInfo &k : m->kernels()) {
-      Row r;
-      r.kernel = k.name;
-      r.file = base;
-      const KernelReport *kr = nullptr;
-      for (const KernelReport &x : m->report().kernels)
-        if (x.name == k.name)
-          kr = &x;
-      r.verdict = kr ? verdictName(kr->verdict) : "?";
-      if (!m->report().verified() || m->ptx().empty()) {
-        r.status = "FAIL";
-        r.note = "not verified: no PTX";
-        rows.push_back(r);
-        allOk = false;
-        continue;
-      }
-      bool approx = kr && !kr->tolerances.empty();
-      double tol = 0;
-      if (kr)
-        for (const Tolerance &t : kr->tolerances)
-          // No constant bound derived (loop-carried sums): a loose tolerance,
-          // which the table marks.
-          tol = std::max(tol, t.relative < 0 ? 1e-3 : t.relative);
-      bool trustsMath = false;
-      if (kr)
-        for (const std::string &t : kr->trusted)
-          trustsMath |= t.find("uninterpreted") != std::string::npos ||
-                        t.find("libdevice") != std::string::npos;
-
-      // 1. GPU vs CPU at a small size.
-      Args args;
-      if (!chooseCompareScalars(*m, k, args, o.compareN)) {
-        r.status = "FAIL";
-        r.note = "no launch size satisfies requires";
-        rows.push_back(r);
-        allOk = false;
-        continue;
-      }
-      Executor probe;
-      Result<LaunchInfo> info = probe.allocateBuffers(*m, k.name, args);
-      if (!info) {
-        r.status = "FAIL";
-        r.note = info.error().message;
-        rows.push_back(r);
-        allOk = false;
-        continue;
-      }
-      fillInputs(*m, k.name, args, /*seed=*/1);
-      for (const auto &[name, dims] : info->bufferDims) {
-        int64_t n = 1;
-        for (int64_t d : dims)
-          n *= d;
-        r.n = std::max(r.n, n);
-      }
-      Args cpu = args, gpu = args;
-      ExecOptions eo;
-      eo.checks = false;
-      Result<ExecResult> cr = Executor(eo).run(*m, k.name, cpu);
-      Result<double> gr = runGpu(*m, k.name, gpu);
-      if (!cr || !gr) {
-        r.status = "FAIL";
-        r.note = !cr ? "CPU: " + cr.error().message : "GPU: " + gr.error().message;
-        rows.push_back(r);
-        allOk = false;
-        continue;
-      }
-      if (approx) {
-        // The GPU's output against the spec, within the derived bound.
-        ExecOptions spec;
-        spec.ensuresOnly = true;
-        spec.approxRelTol = std::max(tol, 1e-7);
-        Result<ExecResult> sr = Executor(spec).run(*m, k.name, gpu);
-        compareOutputs(k, gpu, cpu, /*mathUlp=*/false, r); // for max|diff|
-        r.compare = "bound " + fmt(spec.approxRelTol, "%.2g");
-        r.mismatches = sr ? (int64_t)sr->violations.size() : 1;
-        if (!sr)
-          r.note = sr.error().message;
-        else if (!sr->violations.empty())
-          r.note = sr->violations[0].message;
-      } else {
-        compareOutputs(k, gpu, cpu, trustsMath, r);
-        r.compare = trustsMath ? "math ulp" : "bitwise";
-      }
-      r.status = r.mismatches ? "FAIL" : "ok";
-      allOk &= r.mismatches == 0;
-
-      // 2. Bandwidth on the GPU alone.
-      if (o.bench.count(k.name) && !o.dryRun) {
-        Args big;
-        big.setInt("n", o.benchN);
-        for (const ParamInfo &p : k.params)
-          if (p.kind == ParamInfo::Scalar && isFloat(p.type))
-            big.setFloat(p.name, 1.5);
-        // Buffers built directly: allocateBuffers stops at 2 GiB.
-        Result<LaunchInfo> bi = probe.describe(*m, k.name, big);
-        if (bi && bi->requiresHold)
-          for (const auto &[name, dims] : bi->bufferDims)
-            big.setBuffer(name, HostBuffer(bi->bufferTypes[name].first, dims));
-        if (!bi || !bi->requiresHold) {
-          r.note = "bench: " + (bi ? "requires does not hold at n = " + std::to_string(o.benchN)
-                                   : bi.error().message);
-        } else {
-          fillInputs(*m, k.name, big, /*seed=*/2);
-          double bytes = 0;
-          for (const ParamInfo &p : k.params)
-            if (p.kind == ParamInfo::Buffer)
-              bytes += (double)big.buffer(p.name)->bytes.size() *
-                       (p.access == "inout" ? 2 : 1);
-          double best = -1;
-          for (int rep = 0; rep < o.reps; ++rep) {
-            Result<double> br = runGpu(*m, k.name, big);
-            if (!br) {
-              r.note = "bench: " + br.error().message;
-              break;
-            }
-            if (best < 0 || *br < best)
-              best = *br;
-          }
-          if (best > 0) {
-            r.benchMs = best;
-            r.benchN = o.benchN;
-            r.gbs = bytes / (best * 1e-3) / 1e9;
-          }
-        }
-      }
-      rows.push_back(r);
-    }
-  }
+  for (const std::string &file : o.files)
+    allOk &= checkFile(o, gpuRunner, arch, file, rows);
   printTable(rows, o, devName);
   std::printf("GPU check %s\n", allOk ? "passed" : "FAILED");
   return allOk ? 0 : 1;

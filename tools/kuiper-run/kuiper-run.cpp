@@ -179,6 +179,151 @@ static int parseArguments(int argc, char **argv, Options &o) {
   return -1;
 }
 
+/// Sets the scalars given with `--set name=value` in `args`.
+/// Returns an exit status on a bad name or value, -1 when all were set.
+int setScalars(const Options &o, const KernelInfo &k, Args &args) {
+  for (auto &[name, text] : o.sets) {
+    const ParamInfo *p = nullptr;
+    for (const ParamInfo &q : k.params)
+      if (q.name == name)
+        p = &q;
+    if (!p || p->kind != ParamInfo::Scalar)
+      return bad("kernel '" + k.name + "' has no scalar parameter '" + name + "'");
+    ScalarValue sv;
+    if (!parseScalar(p->type, text, sv))
+      return bad("bad value '" + text + "' for " + name + ": " + p->type);
+    args.set(name, sv);
+  }
+  return -1;
+}
+
+/// What one run of the kernel gave.
+struct RunOutcome {
+  ExecResult result;
+  double ms = -1;              ///< device time, when run on the GPU
+  std::string deviceName = "cpu";
+};
+
+/// Runs kernel `k` on the CPU executor (with `--check` or `--device cpu`)
+/// and/or on the GPU. Returns an exit status on failure, -1 on success.
+int runKernel(const Options &o, const Module &mod, const KernelInfo &k,
+              Args &args, RunOutcome &out) {
+  ExecOptions eo;
+  eo.schedule = o.schedule;
+  eo.seed = o.seed;
+  eo.checks = o.check;
+  if (o.device == "cpu" || o.check) {
+    Args cpuArgs = args;
+    Result<ExecResult> r = Executor(eo).run(mod, k.name, cpuArgs);
+    if (!r) {
+      std::cerr << "kuiper-run: error: " << r.error().message << "\n";
+      return r.error().code == 3 ? 3 : 2;
+    }
+    out.result = *r;
+    if (o.device == "cpu")
+      args = std::move(cpuArgs);
+  }
+  if (o.device == "cuda") {
+    Result<Device> dev = Device::open();
+    if (!dev) {
+      std::cerr << "kuiper-run: error: " << dev.error().message << "\n";
+      return 3;
+    }
+    out.deviceName = dev->name();
+    Result<DeviceRun> run = dev->launch(mod, k.name, args);
+    if (!run) {
+      std::cerr << "kuiper-run: error: " << run.error().message << "\n";
+      return run.error().code == 3 ? 3 : 2;
+    }
+    out.ms = run->elapsedMs;
+    out.result.launch = run->launch;
+  }
+  return -1;
+}
+
+/// The run as one JSON object on stdout (`--json`).
+void printJson(const Options &o, const KernelInfo &k, const Args &args,
+               const LaunchInfo &L, const RunOutcome &run, bool failed) {
+  std::ostringstream js;
+  js << "{\"file\": " << jsonStr(o.file) << ", \"kernel\": " << jsonStr(k.name)
+     << ", \"device\": " << jsonStr(run.deviceName) << ", \"scalars\": {";
+  bool first = true;
+  for (auto &[name, v] : args.allScalars()) {
+    js << (first ? "" : ", ") << jsonStr(name) << ": " << jsonStr(toString(v));
+    first = false;
+  }
+  js << "}, \"grid\": [" << L.grid[0] << ", " << L.grid[1] << ", " << L.grid[2]
+     << "], \"block\": [" << L.block[0] << ", " << L.block[1] << ", "
+     << L.block[2] << "]";
+  if (run.ms >= 0)
+    js << ", \"time_ms\": " << run.ms;
+  js << ", \"checked\": " << (o.check ? "true" : "false") << ", \"violations\": [";
+  const std::vector<Violation> &violations = run.result.violations;
+  for (size_t i = 0; i < violations.size(); ++i) {
+    const Violation &v = violations[i];
+    js << (i ? ", " : "") << "{\"kind\": " << jsonStr(checkName(v.kind))
+       << ", \"message\": " << jsonStr(v.message)
+       << ", \"location\": " << jsonStr(v.location) << ", \"count\": " << v.count
+       << ", \"details\": {";
+    for (size_t j = 0; j < v.details.size(); ++j)
+      js << (j ? ", " : "") << jsonStr(v.details[j].first) << ": "
+         << jsonStr(v.details[j].second);
+    js << "}}";
+  }
+  js << "], \"outputs\": {";
+  first = true;
+  for (const ParamInfo &p : k.params) {
+    if (p.kind != ParamInfo::Buffer || p.access == "in")
+      continue;
+    const HostBuffer *b = args.buffer(p.name);
+    js << (first ? "" : ", ") << jsonStr(p.name) << ": [";
+    first = false;
+    int64_t n = std::min<int64_t>(b->numElements(), 16);
+    for (int64_t i = 0; i < n; ++i)
+      js << (i ? ", " : "") << jsonStr(b->str(i));
+    js << "]";
+  }
+  js << "}, \"ok\": " << (failed ? "false" : "true") << "}\n";
+  std::cout << js.str();
+}
+
+/// The run for people: launch shape, chosen scalars, outputs, violations.
+void printText(const Options &o, const KernelInfo &k, const Args &args,
+               const LaunchInfo &L, const RunOutcome &run,
+               const std::vector<std::string> &chosen, bool failed) {
+  std::cout << "kernel " << k.name << " on " << run.deviceName << ": grid ("
+            << L.grid[0] << ", " << L.grid[1] << ", " << L.grid[2] << "), block ("
+            << L.block[0] << ", " << L.block[1] << ", " << L.block[2] << ")\n";
+  if (!chosen.empty()) {
+    std::cout << "chose";
+    for (auto &c : chosen)
+      std::cout << " " << c;
+    std::cout << " (satisfying requires)\n";
+  }
+  if (run.ms >= 0)
+    std::cout << "time: " << run.ms << " ms\n";
+  for (const ParamInfo &p : k.params) {
+    if (p.kind != ParamInfo::Buffer || p.access == "in")
+      continue;
+    const HostBuffer *b = args.buffer(p.name);
+    int64_t n = std::min<int64_t>(b->numElements(), 8);
+    std::cout << p.name << " =";
+    for (int64_t i = 0; i < n; ++i)
+      std::cout << " " << b->str(i);
+    if (b->numElements() > n)
+      std::cout << " ... (" << b->numElements() << " elements)";
+    std::cout << "\n";
+  }
+  for (const Violation &v : run.result.violations) {
+    std::cout << (v.location.empty() ? o.file : v.location) << ": error: " << v.message;
+    if (v.count > 1)
+      std::cout << " (" << v.count << " times)";
+    std::cout << " [" << v.kind << "]\n";
+  }
+  if (o.check && !failed)
+    std::cout << "all dynamic checks passed\n";
+}
+
 int main(int argc, char **argv) {
   Options o;
   if (int status = parseArguments(argc, argv, o); status >= 0)
@@ -197,24 +342,12 @@ int main(int argc, char **argv) {
   if (!k)
     return bad("no kernel '" + o.kernel + "' in " + o.file);
 
-  // Scalars.
   Args args;
-  for (auto &[name, text] : o.sets) {
-    const ParamInfo *p = nullptr;
-    for (const ParamInfo &q : k->params)
-      if (q.name == name)
-        p = &q;
-    if (!p || p->kind != ParamInfo::Scalar)
-      return bad("kernel '" + k->name + "' has no scalar parameter '" + name + "'");
-    ScalarValue sv;
-    if (!parseScalar(p->type, text, sv))
-      return bad("bad value '" + text + "' for " + name + ": " + p->type);
-    args.set(name, sv);
-  }
-  Result<std::vector<std::string>> choice = chooseScalars(*mod, k->name, args);
-  if (!choice)
-    return bad(choice.error().message);
-  std::vector<std::string> chosen = *choice;
+  if (int status = setScalars(o, *k, args); status >= 0)
+    return status;
+  Result<std::vector<std::string>> chosen = chooseScalars(*mod, k->name, args);
+  if (!chosen)
+    return bad(chosen.error().message);
 
   Executor probe;
   Result<LaunchInfo> info = probe.allocateBuffers(*mod, k->name, args);
@@ -226,119 +359,16 @@ int main(int argc, char **argv) {
     return bad("precondition failed: " + info->failedRequires);
   fillInputs(*mod, k->name, args, o.seed, o.inputs == "edge");
 
-  ExecOptions eo;
-  eo.schedule = o.schedule;
-  eo.seed = o.seed;
-  eo.checks = o.check;
-  ExecResult result;
-  double ms = -1;
-  std::string deviceName = "cpu";
-  if (o.device == "cpu" || o.check) {
-    Args cpuArgs = args;
-    Result<ExecResult> r = Executor(eo).run(*mod, k->name, cpuArgs);
-    if (!r) {
-      std::cerr << "kuiper-run: error: " << r.error().message << "\n";
-      return r.error().code == 3 ? 3 : 2;
-    }
-    result = *r;
-    if (o.device == "cpu")
-      args = std::move(cpuArgs);
-  }
-  if (o.device == "cuda") {
-    Result<Device> dev = Device::open();
-    if (!dev) {
-      std::cerr << "kuiper-run: error: " << dev.error().message << "\n";
-      return 3;
-    }
-    deviceName = dev->name();
-    Result<DeviceRun> run = dev->launch(*mod, k->name, args);
-    if (!run) {
-      std::cerr << "kuiper-run: error: " << run.error().message << "\n";
-      return run.error().code == 3 ? 3 : 2;
-    }
-    ms = run->elapsedMs;
-    result.launch = run->launch;
-  }
+  RunOutcome run;
+  if (int status = runKernel(o, *mod, *k, args, run); status >= 0)
+    return status;
 
-  // Report.
-  const LaunchInfo &L = result.launch.numBlocks() || o.device == "cpu" ? result.launch : *info;
-  bool failed = o.check && !result.violations.empty();
-  if (o.json) {
-    std::ostringstream js;
-    js << "{\"file\": " << jsonStr(o.file) << ", \"kernel\": " << jsonStr(k->name)
-       << ", \"device\": " << jsonStr(deviceName) << ", \"scalars\": {";
-    bool first = true;
-    for (auto &[name, v] : args.allScalars()) {
-      js << (first ? "" : ", ") << jsonStr(name) << ": " << jsonStr(toString(v));
-      first = false;
-    }
-    js << "}, \"grid\": [" << L.grid[0] << ", " << L.grid[1] << ", " << L.grid[2]
-       << "], \"block\": [" << L.block[0] << ", " << L.block[1] << ", "
-       << L.block[2] << "]";
-    if (ms >= 0)
-      js << ", \"time_ms\": " << ms;
-    js << ", \"checked\": " << (o.check ? "true" : "false")
-       << ", \"violations\": [";
-    for (size_t i = 0; i < result.violations.size(); ++i) {
-      const Violation &v = result.violations[i];
-      js << (i ? ", " : "") << "{\"kind\": " << jsonStr(checkName(v.kind))
-         << ", \"message\": " << jsonStr(v.message)
-         << ", \"location\": " << jsonStr(v.location) << ", \"count\": " << v.count
-         << ", \"details\": {";
-      for (size_t j = 0; j < v.details.size(); ++j)
-        js << (j ? ", " : "") << jsonStr(v.details[j].first) << ": "
-           << jsonStr(v.details[j].second);
-      js << "}}";
-    }
-    js << "], \"outputs\": {";
-    first = true;
-    for (const ParamInfo &p : k->params) {
-      if (p.kind != ParamInfo::Buffer || p.access == "in")
-        continue;
-      const HostBuffer *b = args.buffer(p.name);
-      js << (first ? "" : ", ") << jsonStr(p.name) << ": [";
-      first = false;
-      int64_t n = std::min<int64_t>(b->numElements(), 16);
-      for (int64_t i = 0; i < n; ++i)
-        js << (i ? ", " : "") << jsonStr(b->str(i));
-      js << "]";
-    }
-    js << "}, \"ok\": " << (failed ? "false" : "true") << "}\n";
-    std::cout << js.str();
-  } else {
-    std::cout << "kernel " << k->name << " on " << deviceName << ": grid ("
-              << L.grid[0] << ", " << L.grid[1] << ", " << L.grid[2]
-              << "), block (" << L.block[0] << ", " << L.block[1] << ", "
-              << L.block[2] << ")\n";
-    if (!chosen.empty()) {
-      std::cout << "chose";
-      for (auto &c : chosen)
-        std::cout << " " << c;
-      std::cout << " (satisfying requires)\n";
-    }
-    if (ms >= 0)
-      std::cout << "time: " << ms << " ms\n";
-    for (const ParamInfo &p : k->params) {
-      if (p.kind != ParamInfo::Buffer || p.access == "in")
-        continue;
-      const HostBuffer *b = args.buffer(p.name);
-      int64_t n = std::min<int64_t>(b->numElements(), 8);
-      std::cout << p.name << " =";
-      for (int64_t i = 0; i < n; ++i)
-        std::cout << " " << b->str(i);
-      if (b->numElements() > n)
-        std::cout << " ... (" << b->numElements() << " elements)";
-      std::cout << "\n";
-    }
-    for (const Violation &v : result.violations) {
-      std::cout << (v.location.empty() ? o.file : v.location) << ": error: "
-                << v.message;
-      if (v.count > 1)
-        std::cout << " (" << v.count << " times)";
-      std::cout << " [" << v.kind << "]\n";
-    }
-    if (o.check && !failed)
-      std::cout << "all dynamic checks passed\n";
-  }
+  const LaunchInfo &L =
+      run.result.launch.numBlocks() || o.device == "cpu" ? run.result.launch : *info;
+  bool failed = o.check && !run.result.violations.empty();
+  if (o.json)
+    printJson(o, *k, args, L, run, failed);
+  else
+    printText(o, *k, args, L, run, *chosen, failed);
   return failed ? 1 : 0;
 }

@@ -6,11 +6,8 @@
 // line, 3 internal error.
 //
 //===----------------------------------------------------------------------===//
-#include "compiler/frontend/Frontend.h"
-#include "compiler/lowering/Lowering.h"
 #include "kuiper/Compiler.h"
-#include "runtime/CompilerInternal.h"
-#include "runtime/ModuleImpl.h"
+#include "compiler/driver/Driver.h"
 
 #include "llvm/Support/Error.h"
 
@@ -331,7 +328,7 @@ int run(const Options &o) {
   if (o.emit == "llvm") {
     LoweringOptions lopts;
     lopts.arch = o.arch;
-    auto ir = lowerToLLVMIR(*module.impl().module, lopts);
+    auto ir = emitLLVMIR(module, lopts);
     if (!ir) {
       std::cerr << o.input << ": error: lowering to LLVM IR failed: "
                 << llvm::toString(ir.takeError()) << "\n";

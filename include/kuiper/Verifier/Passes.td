@@ -21,7 +21,7 @@ def KuiperVerify : Pass<"kuiper-verify", "::mlir::ModuleOp"> {
   }];
   let options = [
     Option<"reportFormat", "report", "std::string", /*default=*/"\"text\"",
-           "report format: text, json or sarif">,
+           "report format: text, json, sarif or obligations (one line each)">,
     Option<"timeoutSeconds", "timeout", "unsigned", /*default=*/"10",
            "solver effort per obligation, in seconds of the reference machine "
            "(a Z3 resource limit, never wall-clock time)">,

@@ -13,7 +13,7 @@
 #include "compiler/lowering/Lowering.h"
 #include "kuiper/Dialect/Kuiper/IR/Kuiper.h"
 #include "kuiper/Replay.h"
-#include "runtime/CompilerInternal.h"
+#include "compiler/driver/Driver.h"
 #include "runtime/ModuleImpl.h"
 #include "stdlib/Stdlib.h"
 #include "verifier/Verifier.h"
@@ -31,79 +31,6 @@
 #include <sstream>
 
 using namespace kuiper;
-
-//===----------------------------------------------------------------------===//
-// Files and imports
-//===----------------------------------------------------------------------===//
-
-bool kuiper::readSourceFile(const std::string &path, std::string &text,
-                            std::string &error) {
-  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
-  if (!buffer) {
-    error = buffer.getError().message();
-    return false;
-  }
-  text = (*buffer)->getBuffer().str();
-  return true;
-}
-
-ImportResolver kuiper::makeImportResolver(std::vector<std::string> importPaths) {
-  return [importPaths = std::move(importPaths)](const std::string &dotted,
-                                                std::string &path, std::string &text) {
-    std::string rel = dotted;
-    for (char &c : rel)
-      if (c == '.')
-        c = '/';
-    rel += ".kp";
-    for (const auto &dir : importPaths) {
-      std::string candidate = dir.empty() ? rel : dir + "/" + rel;
-      std::string ignored;
-      if (readSourceFile(candidate, text, ignored)) {
-        path = candidate;
-        return true;
-      }
-    }
-    return lookupStdlib(dotted, path, text);
-  };
-}
-
-//===----------------------------------------------------------------------===//
-// Module
-//===----------------------------------------------------------------------===//
-
-Module::Module(std::unique_ptr<ModuleImpl> impl) : p(std::move(impl)) {}
-Module::Module(Module &&) noexcept = default;
-Module &Module::operator=(Module &&) noexcept = default;
-Module::~Module() {
-  // The IR must die before the context that owns its types and attributes.
-  if (p)
-    p->module = nullptr;
-}
-
-const std::vector<KernelInfo> &Module::kernels() const { return p->kernels; }
-
-const KernelInfo *Module::kernel(const std::string &name) const {
-  for (const auto &k : p->kernels)
-    if (k.name == name)
-      return &k;
-  return nullptr;
-}
-
-const std::string &Module::ptx() const { return p->ptx; }
-const Report &Module::report() const { return p->report; }
-Report &Module::report() { return p->report; }
-
-std::string Module::mlir(bool debugInfo) const {
-  std::string text;
-  if (p->module) {
-    llvm::raw_string_ostream os(text);
-    mlir::OpPrintingFlags flags;
-    if (debugInfo)
-      flags.enableDebugInfo();
-    p->module->print(os, flags);
-  }
-  return text;
-}
 
 //===----------------------------------------------------------------------===//
 // The pipeline
@@ -336,4 +263,9 @@ Result<Module> Compiler::compileFile(const std::string &path) const {
 Result<Module> Compiler::compileString(const std::string &source,
                                        const std::string &name) const {
   return compile(source, name, opts);
+}
+
+llvm::Expected<std::string> kuiper::emitLLVMIR(const Module &module,
+                                               const LoweringOptions &opts) {
+  return lowerToLLVMIR(*module.impl().module, opts);
 }
