@@ -91,7 +91,7 @@ static bool mentions(const z3::expr &e, const std::vector<z3::expr> &vars) {
 }
 
 static bool linearize(const z3::expr &e, const std::vector<z3::expr> &vars, Affine &out,
-                      z3::context &z) {
+                      z3::context &z, bool *exact = nullptr) {
   auto addCoeff = [&](unsigned v, z3::expr c) {
     for (auto &p : out.coeffs)
       if (p.first == v) {
@@ -132,8 +132,11 @@ static bool linearize(const z3::expr &e, const std::vector<z3::expr> &vars, Affi
       return go(t.arg(0), -scale);
     // Signed/unsigned reinterpretations `ite(v < 0, v + 2^w, v)`: guess v.
     // (A witness is only a candidate: the solver checks every use of it.)
-    if (k == Z3_OP_ITE)
+    if (k == Z3_OP_ITE) {
+      if (exact)
+        *exact = false;
       return go(t.arg(2), scale);
+    }
     if (k == Z3_OP_MUL) {
       int varArg = -1;
       z3::expr c = z.int_val(1);
@@ -155,7 +158,13 @@ static bool linearize(const z3::expr &e, const std::vector<z3::expr> &vars, Affi
 
 bool SymExec::witness(const Event &e, const std::vector<unsigned> &freeThreadVars,
                       const std::vector<z3::expr> &target, std::vector<z3::expr> &from,
-                      std::vector<z3::expr> &to, bool iterFirst) {
+                      std::vector<z3::expr> &to, bool iterFirst,
+                      std::optional<z3::expr> *selfGoal) {
+  // With `selfGoal` (target = the event's own index): conditions on the
+  // writer's own variables under which the witness names the writer itself,
+  // by the uniqueness of mixed-radix digits (see `digit conditions` below).
+  bool exact = true;
+  z3::expr digitConds = z.bool_val(true);
   size_t nThread = freeThreadVars.size();
   std::vector<z3::expr> vars;
   for (unsigned i : freeThreadVars)
@@ -165,7 +174,7 @@ bool SymExec::witness(const Event &e, const std::vector<unsigned> &freeThreadVar
   std::vector<std::optional<z3::expr>> w(vars.size());
   for (size_t d = 0; d < e.idx.size(); ++d) {
     Affine a;
-    if (!linearize(e.idx[d], vars, a, z))
+    if (!linearize(e.idx[d], vars, a, z, &exact))
       return false;
     z3::expr rem = target[d] - (a.off ? *a.off : z.int_val(0));
     std::vector<std::pair<unsigned, z3::expr>> todo;
@@ -198,7 +207,7 @@ bool SymExec::witness(const Event &e, const std::vector<unsigned> &freeThreadVar
         }
         return rest;
       }
-      return c.to_string();
+      return c.to_string() + "*";
     };
     std::stable_sort(todo.begin(), todo.end(), [&](auto &x, auto &y) {
       int64_t fa, fb;
@@ -214,6 +223,54 @@ bool SymExec::witness(const Event &e, const std::vector<unsigned> &freeThreadVar
       bool ia = x.first >= nThread, ib = y.first >= nThread;
       return ia != ib && (iterFirst ? ia : ib);
     });
+    // Digit conditions. With target - off = sum_i c_i * v_i (digits in the
+    // order above) the witness takes v_0 = rem / c_0, rem := rem mod c_0, and
+    // so on, the last digit exactly (rem, -rem or rem / c). Euclidean division
+    // is unique: if c_i > 0 and 0 <= low_i < c_i, where low_i = sum_{j>i}
+    // c_j * v_j, then (c_i * v_i + low_i) / c_i = v_i and the remainder is
+    // low_i; and (c * v) / c = v for c != 0. So these conditions imply that
+    // the witness of a thread's own index is that thread. Where c_i = q *
+    // c_{i+1} for a numeral q (16*cols and cols, 256 and 1), the linear
+    // sufficient condition c_{i+1} > 0 && 0 <= v_{i+1} < q replaces
+    // low_i < c_i (low_i = c_{i+1} v_{i+1} + low_{i+1} < c_{i+1} (v_{i+1} + 1)
+    // <= c_i, with 0 <= low_{i+1} < c_{i+1} the condition of digit i+1).
+    if (selfGoal) {
+      auto factors = [](const z3::expr &c, int64_t &num, std::vector<std::string> &rest) {
+        num = 1;
+        std::function<void(const z3::expr &)> go = [&](const z3::expr &t) {
+          int64_t f;
+          if (isConst(t, f))
+            num *= f;
+          else if (t.is_app() && t.decl().decl_kind() == Z3_OP_MUL)
+            for (unsigned i = 0; i < t.num_args(); ++i)
+              go(t.arg(i));
+          else
+            rest.push_back(t.to_string());
+        };
+        go(c);
+        std::sort(rest.begin(), rest.end());
+      };
+      for (size_t i = 0; i + 1 < todo.size(); ++i) {
+        const z3::expr &c = todo[i].second, &cn = todo[i + 1].second;
+        int64_t f, fn;
+        std::vector<std::string> r, rn;
+        factors(c, f, r);
+        factors(cn, fn, rn);
+        z3::expr vn = vars[todo[i + 1].first];
+        if (r == rn && fn > 0 && f > 0 && f % fn == 0) {
+          int64_t q = f / fn;
+          digitConds = digitConds && c == z.int_val(q) * cn && cn > 0 && vn >= 0 &&
+                       vn < z.int_val(q);
+        } else {
+          z3::expr low = z.int_val(0);
+          for (size_t j = i + 1; j < todo.size(); ++j)
+            low = low + todo[j].second * vars[todo[j].first];
+          digitConds = digitConds && c > 0 && low >= 0 && low < c;
+        }
+      }
+      if (!todo.empty())
+        digitConds = digitConds && todo.back().second != 0;
+    }
     for (size_t i = 0; i < todo.size(); ++i) {
       auto &[v, c] = todo[i];
       int64_t n;
@@ -258,11 +315,19 @@ bool SymExec::witness(const Event &e, const std::vector<unsigned> &freeThreadVar
       }
     }
   };
+  // Variables the index does not determine must equal what was taken for them.
+  std::vector<bool> digit(vars.size());
+  for (size_t i = 0; i < vars.size(); ++i)
+    digit[i] = w[i].has_value();
   scan(e.pc);
   for (size_t i = 0; i < vars.size(); ++i) {
     from.push_back(vars[i]);
     to.push_back(w[i] ? *w[i] : z.int_val(0));
+    if (selfGoal && !digit[i])
+      digitConds = digitConds && vars[i] == to.back();
   }
+  if (selfGoal && exact)
+    *selfGoal = digitConds;
   return true;
 }
 
@@ -306,7 +371,8 @@ MemRef SymExec::mergeNode(const void *mem, MemRef prev, const std::vector<const 
   // Lemma: every write of an event is found by its witness.
   for (const Event *e : evs) {
     std::vector<z3::expr> from, to;
-    if (!witness(*e, freeThreadVars, e->idx, from, to)) {
+    std::optional<z3::expr> selfGoal;
+    if (!witness(*e, freeThreadVars, e->idx, from, to, true, &selfGoal)) {
       unsupported(nullptr, "cannot tell which thread writes '" + mems.at(mem).name + "'");
       return node;
     }
@@ -319,6 +385,7 @@ MemRef SymExec::mergeNode(const void *mem, MemRef prev, const std::vector<const 
     o.assumptions.push_back(e->facts);
     for (unsigned k : e->iters)
       o.assumptions.push_back(iterRange[k]);
+    size_t witnessFactCount = witnessFacts.size();
     o.assumptions.insert(o.assumptions.end(), witnessFacts.begin(), witnessFacts.end());
     witnessFacts.clear();
     // The inferred writer of the element written here is this very (thread,
@@ -327,6 +394,15 @@ MemRef SymExec::mergeNode(const void *mem, MemRef prev, const std::vector<const 
     for (size_t i = 0; i < from.size(); ++i)
       same = same && from[i] == to[i];
     o.goal = covered(*e, from, to, e->idx) && same;
+    // The digit conditions imply `same` (uniqueness of Euclidean division,
+    // see witness()), and with the witness equal to the writer, `covered`
+    // is the writer's own path condition, ranges and index: assumed here.
+    // They are small, mostly linear facts about the writer's own ids, so
+    // they replace the goal (a stronger one) and the division facts.
+    if (selfGoal) {
+      o.goal = *selfGoal;
+      o.assumptions.erase(o.assumptions.end() - witnessFactCount, o.assumptions.end());
+    }
     o.lemma = true;
     obligations.push_back(std::move(o));
   }
