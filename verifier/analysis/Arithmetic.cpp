@@ -56,18 +56,32 @@ z3::expr SymExec::intOp(Operation &op) {
     if (!inSpec && !(isConst(b.simplify(), bc) && bc != -1))
       addObligation(CheckId::Overflow, op.getLoc(), "the division does not overflow",
                     "integer overflow: INT_MIN / -1", !(a == minv && b == -1));
+    // Remember which terms are truncating quotients and remainders, so that
+    // the writer inference can recognise a 2-D index (e / n, e % n).
+    auto noted = [&](z3::expr r) {
+      divisions.push_back({isa<arith::DivSIOp>(op), r, a, b});
+      return r;
+    };
     if (isConst(b.simplify(), bc) && bc > 0) {
       z3::expr bn = z.int_val(bc);
       if (isa<arith::DivSIOp>(op))
-        return z3::ite(a >= 0, a / bn, -((-a) / bn));
-      return z3::ite(a >= 0, z3::mod(a, bn), -z3::mod(-a, bn));
+        return noted(z3::ite(a >= 0, a / bn, -((-a) / bn)));
+      return noted(z3::ite(a >= 0, z3::mod(a, bn), -z3::mod(-a, bn)));
     }
     z3::expr ab = z3::ite(b >= 0, b, -b);
     z3::expr q = z3::ite(a >= 0, a / ab, -((-a) / ab));
     q = z3::ite(b >= 0, q, -q);
-    if (isa<arith::DivSIOp>(op))
-      return q;
-    return z3::ite(a >= 0, z3::mod(a, ab), -z3::mod(-a, ab));
+    // Valid bounds of a quotient and remainder by a symbolic positive
+    // divisor (given to the solver where the term occurs): with the
+    // monotonicity facts about products they make `e < m * n` imply
+    // `e / n < m` without nonlinear search.
+    if (isa<arith::DivSIOp>(op)) {
+      termFacts.push_back({q, z3::implies(a >= 0 && b > 0, q >= 0 && q * b <= a && a < q * b + b)});
+      return noted(q);
+    }
+    z3::expr r = z3::ite(a >= 0, z3::mod(a, ab), -z3::mod(-a, ab));
+    termFacts.push_back({r, z3::implies(a >= 0 && b > 0, r >= 0 && r < b)});
+    return noted(r);
   }
   if (isa<arith::ShLIOp, arith::ShRSIOp>(op)) {
     z3::expr b = get(op.getOperand(1));

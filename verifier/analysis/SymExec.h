@@ -210,6 +210,12 @@ private:
   };
   std::vector<Collective> collectives; ///< pc (and mask) at each warp collective
   std::unordered_map<std::string, z3::expr> readMemo;
+  /// Truncating signed quotients and remainders computed by the code.
+  struct Division {
+    bool quotient;
+    z3::expr result, dividend, divisor;
+  };
+  std::vector<Division> divisions;
   std::vector<z3::expr> keepAlive;
   std::string unsupportedReason;
   SrcLoc unsupportedLoc;
