@@ -217,7 +217,10 @@ void kuiper::solver::solveAll(std::vector<Query> &queries, const ProofCache &cac
   CpuWatchdog watchdog;
   std::mutex progressLock;
   auto work = [&](size_t first) {
-    auto context = std::make_unique<z3::context>();
+    // Created on the first query that needs solving: a Z3 context costs
+    // milliseconds (it fills large tables), and cached or trivial queries
+    // need none.
+    std::unique_ptr<z3::context> context;
     for (size_t i = first; i < queries.size(); i += workers) {
       Query &q = queries[i];
       auto t0 = std::chrono::steady_clock::now();
@@ -229,6 +232,8 @@ void kuiper::solver::solveAll(std::vector<Query> &queries, const ProofCache &cac
         q.answer = Answer::NotAttempted;
       } else {
         bool interrupted = false;
+        if (!context)
+          context = std::make_unique<z3::context>();
         q.answer = solveQuery(*context, q, opts.limits, opts.keepCertificate, &watchdog,
                               &interrupted);
         if (interrupted) // an interrupted context is not reused
