@@ -234,6 +234,7 @@ void KernelVerifier::solve(z3::context &z, std::vector<solver::Query> &queries, 
   batch.limits.quickRlimit = std::min<uint64_t>(opts.rlimit, batch.limits.quickRlimit);
   batch.limits.cpuGuardSeconds = cpuGuardSeconds();
   batch.jobs = opts.jobs;
+  batch.callerContext = &z;
   batch.keepCertificate = opts.keepSMT;
   if (opts.budgetSeconds > 0)
     batch.deadline = start + std::chrono::milliseconds(int64_t(opts.budgetSeconds * 1000));
