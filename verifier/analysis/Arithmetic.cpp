@@ -186,8 +186,23 @@ z3::expr SymExec::floatOp(Operation &op) {
     return bin(Z3_mk_fpa_sub, [](z3::expr a, z3::expr b) { return a - b; });
   if (isa<arith::MulFOp>(op))
     return bin(Z3_mk_fpa_mul, [](z3::expr a, z3::expr b) { return a * b; });
-  if (isa<arith::DivFOp>(op))
+  if (isa<arith::DivFOp>(op)) {
+    // x / c for a constant c whose inverse is exact (a power of two): the
+    // exact quotient equals the exact product x * (1/c), so IEEE rounds both
+    // to the same value (also for zeros, infinities and NaN). Modelled as the
+    // product, so that `x / 2.0` and `x * 0.5` are one term and the
+    // floating-point abstraction proves them equal at once.
+    if (auto c = op.getOperand(1).getDefiningOp<arith::ConstantOp>())
+      if (auto fa = dyn_cast<FloatAttr>(c.getValue())) {
+        APFloat inv(0.0);
+        if (fa.getValue().getExactInverse(&inv)) {
+          z3::expr a = get(op.getOperand(0));
+          z3::expr r = floatConst(FloatAttr::get(fa.getType(), inv));
+          return real ? a * r : z3::expr(z, Z3_mk_fpa_mul(z, rne, a, r));
+        }
+      }
     return bin(Z3_mk_fpa_div, [](z3::expr a, z3::expr b) { return a / b; });
+  }
   if (isa<arith::NegFOp>(op)) {
     z3::expr a = get(op.getOperand(0));
     return real ? -a : z3::expr(z, Z3_mk_fpa_neg(z, a));
