@@ -112,8 +112,10 @@ private:
   std::set<std::string> trusted;
 
   void verifyInMode(z3::context &z, FloatMode mode, KernelReport &report);
-  std::vector<solver::Query> buildQueries(z3::context &z, SymExec &ex);
-  void solve(std::vector<solver::Query> &queries, SymExec &ex);
+  /// Queries of the obligations `which` (all when empty).
+  std::vector<solver::Query> buildQueries(z3::context &z, SymExec &ex,
+                                          const std::vector<size_t> &which = {});
+  void solve(z3::context &z, std::vector<solver::Query> &queries, SymExec &ex);
   void addResults(z3::context &z, SymExec &ex, std::vector<solver::Query> &queries,
                   KernelReport &report);
   CheckResult resultOf(z3::context &z, SymExec &ex, Obligation &o, solver::Query &q);
@@ -170,7 +172,7 @@ void KernelVerifier::verifyInMode(z3::context &z, FloatMode mode, KernelReport &
     trusted.insert("approx clauses: proven over the reals assuming finite inputs; "
                    "rounding bound reported per clause");
   std::vector<solver::Query> queries = buildQueries(z, ex);
-  solve(queries, ex);
+  solve(z, queries, ex);
   addResults(z, ex, queries, report);
 }
 
@@ -179,19 +181,30 @@ void KernelVerifier::verifyInMode(z3::context &z, FloatMode mode, KernelReport &
 static std::vector<z3::expr> assumptionsOf(SymExec &ex, const Obligation &o) {
   std::vector<z3::expr> all = ex.scopeAssumptions(o.scope);
   all.insert(all.end(), o.assumptions.begin(), o.assumptions.end());
+  all.insert(all.end(), o.byLemma.begin(), o.byLemma.end());
   std::vector<z3::expr> roots = all;
   roots.push_back(*o.goal); // for the relevance walk only
   for (auto &f : ex.relevantFacts(roots))
     all.push_back(f);
+  roots = all;
+  roots.push_back(*o.goal);
+  for (auto &f : ex.productFacts(roots))
+    all.push_back(f);
   return all;
 }
 
-std::vector<solver::Query> KernelVerifier::buildQueries(z3::context &z, SymExec &ex) {
+std::vector<solver::Query> KernelVerifier::buildQueries(z3::context &z, SymExec &ex,
+                                                        const std::vector<size_t> &which) {
   auto t0 = std::chrono::steady_clock::now();
-  std::vector<solver::Query> queries(ex.obligations.size());
-  for (size_t i = 0; i < ex.obligations.size(); ++i) {
-    Obligation &o = ex.obligations[i];
-    solver::Query &q = queries[i];
+  std::vector<size_t> all;
+  if (which.empty())
+    for (size_t i = 0; i < ex.obligations.size(); ++i)
+      all.push_back(i);
+  const std::vector<size_t> &picked = which.empty() ? all : which;
+  std::vector<solver::Query> queries(picked.size());
+  for (size_t k = 0; k < picked.size(); ++k) {
+    Obligation &o = ex.obligations[picked[k]];
+    solver::Query &q = queries[k];
     if (!o.unsupported.empty()) {
       q.skip = true; // never a pass: reported as unknown
       continue;
@@ -215,12 +228,13 @@ std::vector<solver::Query> KernelVerifier::buildQueries(z3::context &z, SymExec 
   return queries;
 }
 
-void KernelVerifier::solve(std::vector<solver::Query> &queries, SymExec &ex) {
+void KernelVerifier::solve(z3::context &z, std::vector<solver::Query> &queries, SymExec &ex) {
   solver::BatchOptions batch;
   batch.limits.rlimit = opts.rlimit;
   batch.limits.quickRlimit = std::min<uint64_t>(opts.rlimit, batch.limits.quickRlimit);
   batch.limits.cpuGuardSeconds = cpuGuardSeconds();
   batch.jobs = opts.jobs;
+  batch.callerContext = &z;
   batch.keepCertificate = opts.keepSMT;
   if (opts.budgetSeconds > 0)
     batch.deadline = start + std::chrono::milliseconds(int64_t(opts.budgetSeconds * 1000));
@@ -241,6 +255,28 @@ void KernelVerifier::solve(std::vector<solver::Query> &queries, SymExec &ex) {
                                                         : opts.cacheDir)
                                : "");
   solver::solveAll(queries, cache, batch);
+  // Obligations proven with lemma instances stand only if every lemma is
+  // proven (the verdict is unknown otherwise); when one is not, solve them
+  // again without the instances, so that a real failure shows as one.
+  bool lemmasProven = true;
+  for (size_t i = 0; i < queries.size(); ++i)
+    if (ex.obligations[i].lemma && queries[i].answer != solver::Answer::Proved)
+      lemmasProven = false;
+  if (!lemmasProven) {
+    std::vector<size_t> again;
+    for (size_t i = 0; i < queries.size(); ++i)
+      if (!ex.obligations[i].byLemma.empty()) {
+        ex.obligations[i].byLemma.clear();
+        again.push_back(i);
+      }
+    if (!again.empty()) {
+      std::vector<solver::Query> retry = buildQueries(z, ex, again);
+      batch.progress = nullptr;
+      solver::solveAll(retry, cache, batch);
+      for (size_t k = 0; k < again.size(); ++k)
+        queries[again[k]] = std::move(retry[k]);
+    }
+  }
   LLVM_DEBUG({
     for (size_t i = 0; i < queries.size(); ++i)
       llvm::dbgs() << "obligation " << checkName(ex.obligations[i].id) << " "

@@ -56,18 +56,32 @@ z3::expr SymExec::intOp(Operation &op) {
     if (!inSpec && !(isConst(b.simplify(), bc) && bc != -1))
       addObligation(CheckId::Overflow, op.getLoc(), "the division does not overflow",
                     "integer overflow: INT_MIN / -1", !(a == minv && b == -1));
+    // Remember which terms are truncating quotients and remainders, so that
+    // the writer inference can recognise a 2-D index (e / n, e % n).
+    auto noted = [&](z3::expr r) {
+      divisions.push_back({isa<arith::DivSIOp>(op), r, a, b});
+      return r;
+    };
     if (isConst(b.simplify(), bc) && bc > 0) {
       z3::expr bn = z.int_val(bc);
       if (isa<arith::DivSIOp>(op))
-        return z3::ite(a >= 0, a / bn, -((-a) / bn));
-      return z3::ite(a >= 0, z3::mod(a, bn), -z3::mod(-a, bn));
+        return noted(z3::ite(a >= 0, a / bn, -((-a) / bn)));
+      return noted(z3::ite(a >= 0, z3::mod(a, bn), -z3::mod(-a, bn)));
     }
     z3::expr ab = z3::ite(b >= 0, b, -b);
     z3::expr q = z3::ite(a >= 0, a / ab, -((-a) / ab));
     q = z3::ite(b >= 0, q, -q);
-    if (isa<arith::DivSIOp>(op))
-      return q;
-    return z3::ite(a >= 0, z3::mod(a, ab), -z3::mod(-a, ab));
+    // Valid bounds of a quotient and remainder by a symbolic positive
+    // divisor (given to the solver where the term occurs): with the
+    // monotonicity facts about products they make `e < m * n` imply
+    // `e / n < m` without nonlinear search.
+    if (isa<arith::DivSIOp>(op)) {
+      termFacts.push_back({q, z3::implies(a >= 0 && b > 0, q >= 0 && q * b <= a && a < q * b + b)});
+      return noted(q);
+    }
+    z3::expr r = z3::ite(a >= 0, z3::mod(a, ab), -z3::mod(-a, ab));
+    termFacts.push_back({r, z3::implies(a >= 0 && b > 0, r >= 0 && r < b)});
+    return noted(r);
   }
   if (isa<arith::ShLIOp, arith::ShRSIOp>(op)) {
     z3::expr b = get(op.getOperand(1));
@@ -172,8 +186,23 @@ z3::expr SymExec::floatOp(Operation &op) {
     return bin(Z3_mk_fpa_sub, [](z3::expr a, z3::expr b) { return a - b; });
   if (isa<arith::MulFOp>(op))
     return bin(Z3_mk_fpa_mul, [](z3::expr a, z3::expr b) { return a * b; });
-  if (isa<arith::DivFOp>(op))
+  if (isa<arith::DivFOp>(op)) {
+    // x / c for a constant c whose inverse is exact (a power of two): the
+    // exact quotient equals the exact product x * (1/c), so IEEE rounds both
+    // to the same value (also for zeros, infinities and NaN). Modelled as the
+    // product, so that `x / 2.0` and `x * 0.5` are one term and the
+    // floating-point abstraction proves them equal at once.
+    if (auto c = op.getOperand(1).getDefiningOp<arith::ConstantOp>())
+      if (auto fa = dyn_cast<FloatAttr>(c.getValue())) {
+        APFloat inv(0.0);
+        if (fa.getValue().getExactInverse(&inv)) {
+          z3::expr a = get(op.getOperand(0));
+          z3::expr r = floatConst(FloatAttr::get(fa.getType(), inv));
+          return real ? a * r : z3::expr(z, Z3_mk_fpa_mul(z, rne, a, r));
+        }
+      }
     return bin(Z3_mk_fpa_div, [](z3::expr a, z3::expr b) { return a / b; });
+  }
   if (isa<arith::NegFOp>(op)) {
     z3::expr a = get(op.getOperand(0));
     return real ? -a : z3::expr(z, Z3_mk_fpa_neg(z, a));

@@ -91,7 +91,7 @@ static bool mentions(const z3::expr &e, const std::vector<z3::expr> &vars) {
 }
 
 static bool linearize(const z3::expr &e, const std::vector<z3::expr> &vars, Affine &out,
-                      z3::context &z) {
+                      z3::context &z, bool *exact = nullptr) {
   auto addCoeff = [&](unsigned v, z3::expr c) {
     for (auto &p : out.coeffs)
       if (p.first == v) {
@@ -132,8 +132,11 @@ static bool linearize(const z3::expr &e, const std::vector<z3::expr> &vars, Affi
       return go(t.arg(0), -scale);
     // Signed/unsigned reinterpretations `ite(v < 0, v + 2^w, v)`: guess v.
     // (A witness is only a candidate: the solver checks every use of it.)
-    if (k == Z3_OP_ITE)
+    if (k == Z3_OP_ITE) {
+      if (exact)
+        *exact = false;
       return go(t.arg(2), scale);
+    }
     if (k == Z3_OP_MUL) {
       int varArg = -1;
       z3::expr c = z.int_val(1);
@@ -155,7 +158,13 @@ static bool linearize(const z3::expr &e, const std::vector<z3::expr> &vars, Affi
 
 bool SymExec::witness(const Event &e, const std::vector<unsigned> &freeThreadVars,
                       const std::vector<z3::expr> &target, std::vector<z3::expr> &from,
-                      std::vector<z3::expr> &to, bool iterFirst) {
+                      std::vector<z3::expr> &to, bool iterFirst,
+                      std::optional<z3::expr> *selfGoal) {
+  // With `selfGoal` (target = the event's own index): conditions on the
+  // writer's own variables under which the witness names the writer itself,
+  // by the uniqueness of mixed-radix digits (see `digit conditions` below).
+  bool exact = true;
+  z3::expr digitConds = z.bool_val(true);
   size_t nThread = freeThreadVars.size();
   std::vector<z3::expr> vars;
   for (unsigned i : freeThreadVars)
@@ -163,11 +172,52 @@ bool SymExec::witness(const Event &e, const std::vector<unsigned> &freeThreadVar
   for (unsigned k : e.iters)
     vars.push_back(iterVars[k]);
   std::vector<std::optional<z3::expr>> w(vars.size());
-  for (size_t d = 0; d < e.idx.size(); ++d) {
+  // A 2-D index (E / N, E % N) over a flattened E (truncating division by an
+  // N the thread ids do not determine) is inverted as the 1-D index E at the
+  // flat target t0 * N + t1. For the writer's own index that target is E
+  // itself when N != 0 (C's (a / b) * b + a % b == a).
+  std::vector<z3::expr> idxs, tgts;
+  struct Flattened {
+    size_t d0, d1;
+    z3::expr dividend, divisor;
+  };
+  std::vector<Flattened> flattened;
+  std::vector<bool> usedDim(e.idx.size(), false);
+  auto divisionOf = [&](const z3::expr &t, bool quotient) -> const Division * {
+    for (auto &dv : divisions)
+      if (dv.quotient == quotient && z3::eq(dv.result, t))
+        return &dv;
+    return nullptr;
+  };
+  for (size_t d0 = 0; d0 < e.idx.size(); ++d0) {
+    if (usedDim[d0])
+      continue;
+    const Division *q = divisionOf(e.idx[d0], true);
+    if (q && !mentions(q->divisor, vars)) {
+      for (size_t d1 = 0; d1 < e.idx.size(); ++d1) {
+        const Division *r = d1 == d0 || usedDim[d1] ? nullptr : divisionOf(e.idx[d1], false);
+        if (!r || !z3::eq(r->dividend, q->dividend) || !z3::eq(r->divisor, q->divisor))
+          continue;
+        usedDim[d0] = usedDim[d1] = true;
+        flattened.push_back({d0, d1, q->dividend, q->divisor});
+        idxs.push_back(q->dividend);
+        tgts.push_back(target[d0] * q->divisor + target[d1]);
+        if (selfGoal)
+          digitConds = digitConds && q->divisor != 0;
+        break;
+      }
+      if (usedDim[d0])
+        continue;
+    }
+    usedDim[d0] = true;
+    idxs.push_back(e.idx[d0]);
+    tgts.push_back(target[d0]);
+  }
+  for (size_t d = 0; d < idxs.size(); ++d) {
     Affine a;
-    if (!linearize(e.idx[d], vars, a, z))
+    if (!linearize(idxs[d], vars, a, z, &exact))
       return false;
-    z3::expr rem = target[d] - (a.off ? *a.off : z.int_val(0));
+    z3::expr rem = tgts[d] - (a.off ? *a.off : z.int_val(0));
     std::vector<std::pair<unsigned, z3::expr>> todo;
     for (auto &[v, c] : a.coeffs) {
       z3::expr cs = c.simplify();
@@ -198,7 +248,7 @@ bool SymExec::witness(const Event &e, const std::vector<unsigned> &freeThreadVar
         }
         return rest;
       }
-      return c.to_string();
+      return c.to_string() + "*";
     };
     std::stable_sort(todo.begin(), todo.end(), [&](auto &x, auto &y) {
       int64_t fa, fb;
@@ -214,26 +264,150 @@ bool SymExec::witness(const Event &e, const std::vector<unsigned> &freeThreadVar
       bool ia = x.first >= nThread, ib = y.first >= nThread;
       return ia != ib && (iterFirst ? ia : ib);
     });
+    // Each coefficient as a numeral times a product of symbolic factors.
+    struct Digit {
+      int64_t num = 1;
+      std::vector<std::string> rest;
+      std::vector<z3::expr> syms;
+    };
+    std::vector<Digit> digits(todo.size());
     for (size_t i = 0; i < todo.size(); ++i) {
-      auto &[v, c] = todo[i];
-      int64_t n;
-      bool known = isConst(c, n);
-      if (known && n < 0 && i + 1 != todo.size())
-        return false; // a negative coefficient only as the last digit
-      if (!known) {
-        // Division by a symbolic stride: state Euclid's identity outright
-        // (valid for any positive c), which spares the solver nonlinear search.
-        witnessFacts.push_back(c <= 0 || (rem == c * (rem / c) + z3::mod(rem, c) &&
-                                          z3::mod(rem, c) >= 0 && z3::mod(rem, c) < c));
-        // And that two multiples of c differ by at least c (true of all integers).
-        z3::expr d = rem / c - vars[v];
-        witnessFacts.push_back(d == 0 || d * c >= c || d * c <= -c);
+      Digit &dg = digits[i];
+      std::function<void(const z3::expr &)> go = [&](const z3::expr &t) {
+        int64_t f;
+        if (isConst(t, f))
+          dg.num *= f;
+        else if (t.is_app() && t.decl().decl_kind() == Z3_OP_MUL)
+          for (unsigned a = 0; a < t.num_args(); ++a)
+            go(t.arg(a));
+        else {
+          dg.rest.push_back(t.to_string());
+          dg.syms.push_back(t);
+        }
+      };
+      go(todo[i].second);
+      std::sort(dg.rest.begin(), dg.rest.end());
+    }
+    // Segments: single digits, or runs of digits k_i * S with one symbolic
+    // part S and positive numerals k_i (16*cols, cols). A run is inverted by
+    // one division by S, then by numerals: (rem / S) / 16, (rem / S) % 16.
+    std::vector<std::pair<size_t, size_t>> segments;
+    for (size_t i = 0; i < todo.size();) {
+      size_t k = i + 1;
+      if (!digits[i].rest.empty() && digits[i].num > 0)
+        while (k < todo.size() && digits[k].rest == digits[i].rest && digits[k].num > 0)
+          ++k;
+      if (k - i < 2)
+        k = i + 1;
+      segments.push_back({i, k});
+      i = k;
+    }
+    auto lowFrom = [&](size_t from) {
+      z3::expr low = z.int_val(0);
+      for (size_t j = from; j < todo.size(); ++j)
+        low = low + todo[j].second * vars[todo[j].first];
+      return low;
+    };
+    // Digit conditions. With target - off = sum_i c_i * v_i (digits in the
+    // order above) the witness takes v_0 = rem / c_0, rem := rem mod c_0, and
+    // so on, the last digit exactly (rem, -rem or rem / c). Euclidean division
+    // is unique: if c_i > 0 and 0 <= low_i < c_i, where low_i = sum_{j>i}
+    // c_j * v_j, then (c_i * v_i + low_i) / c_i = v_i and the remainder is
+    // low_i; and (c * v) / c = v for c != 0. So these conditions imply that
+    // the witness of a thread's own index is that thread. Where c_i = q *
+    // c_{i+1} for a numeral q (16*cols and cols, 256 and 1), the linear
+    // sufficient condition c_{i+1} > 0 && 0 <= v_{i+1} < q replaces
+    // low_i < c_i (low_i = c_{i+1} v_{i+1} + low_{i+1} < c_{i+1} (v_{i+1} + 1)
+    // <= c_i, with 0 <= low_{i+1} < c_{i+1} the condition of digit i+1).
+    // A run k_i * S: S > 0 and 0 <= low < S for the digits after the run
+    // make rem / S the run's numeral mixed-radix number, whose digits are
+    // unique under the same conditions with numerals.
+    auto radixConds = [&](size_t i, size_t k, auto coeff) {
+      // Conditions for digits i..k-1 with coefficients coeff(j), in order.
+      for (size_t j = i; j + 1 < k; ++j) {
+        z3::expr c = coeff(j), cn = coeff(j + 1);
+        const Digit &d0 = digits[j], &d1 = digits[j + 1];
+        z3::expr vn = vars[todo[j + 1].first];
+        if (d0.rest == d1.rest && d1.num > 0 && d0.num > 0 && d0.num % d1.num == 0) {
+          int64_t q = d0.num / d1.num;
+          digitConds = digitConds && c == z.int_val(q) * cn && cn > 0 && vn >= 0 &&
+                       vn < z.int_val(q);
+        } else {
+          z3::expr low = z.int_val(0);
+          for (size_t l = j + 1; l < k; ++l)
+            low = low + coeff(l) * vars[todo[l].first];
+          digitConds = digitConds && c > 0 && low >= 0 && low < c;
+        }
       }
-      if (i + 1 == todo.size()) {
-        w[v] = known && n == 1 ? rem : known && n == -1 ? -rem : rem / c;
-      } else {
-        w[v] = rem / c;
-        rem = z3::mod(rem, c);
+    };
+    for (auto [i, k] : segments) {
+      if (k == i + 1) {
+        auto &[v, c] = todo[i];
+        int64_t n;
+        bool known = isConst(c, n);
+        if (known && n < 0 && i + 1 != todo.size())
+          return false; // a negative coefficient only as the last digit
+        if (!known) {
+          // Division by a symbolic stride: state Euclid's identity outright
+          // (valid for any positive c), which spares the solver nonlinear search.
+          witnessFacts.push_back(c <= 0 || (rem == c * (rem / c) + z3::mod(rem, c) &&
+                                            z3::mod(rem, c) >= 0 && z3::mod(rem, c) < c));
+          // And that two multiples of c differ by at least c (true of all integers).
+          z3::expr d = rem / c - vars[v];
+          witnessFacts.push_back(d == 0 || d * c >= c || d * c <= -c);
+        }
+        if (selfGoal) {
+          if (i + 1 == todo.size()) {
+            digitConds = digitConds && c != 0;
+          } else {
+            const Digit &d0 = digits[i], &d1 = digits[i + 1];
+            z3::expr cn = todo[i + 1].second, vn = vars[todo[i + 1].first];
+            if (d0.rest == d1.rest && d1.num > 0 && d0.num > 0 && d0.num % d1.num == 0) {
+              int64_t q = d0.num / d1.num;
+              digitConds = digitConds && c == z.int_val(q) * cn && cn > 0 && vn >= 0 &&
+                           vn < z.int_val(q);
+            } else {
+              z3::expr low = lowFrom(i + 1);
+              digitConds = digitConds && c > 0 && low >= 0 && low < c;
+            }
+          }
+        }
+        if (i + 1 == todo.size()) {
+          w[v] = known && n == 1 ? rem : known && n == -1 ? -rem : rem / c;
+        } else {
+          w[v] = rem / c;
+          rem = z3::mod(rem, c);
+        }
+        continue;
+      }
+      z3::expr S = digits[i].syms[0];
+      for (size_t f = 1; f < digits[i].syms.size(); ++f)
+        S = S * digits[i].syms[f];
+      bool tail = k == todo.size();
+      z3::expr q = rem / S;
+      if (!tail) {
+        witnessFacts.push_back(S <= 0 || (rem == S * q + z3::mod(rem, S) &&
+                                          z3::mod(rem, S) >= 0 && z3::mod(rem, S) < S));
+        rem = z3::mod(rem, S);
+      }
+      if (selfGoal) {
+        digitConds = digitConds && S > 0;
+        if (!tail) {
+          z3::expr low = lowFrom(k);
+          digitConds = digitConds && low >= 0 && low < S;
+          // The digit before the run was checked against todo[i]'s whole
+          // coefficient (radixConds of that digit); nothing more here.
+        }
+        radixConds(i, k, [&](size_t j) { return z.int_val(digits[j].num); });
+      }
+      for (size_t j = i; j < k; ++j) {
+        z3::expr kj = z.int_val(digits[j].num);
+        if (j + 1 == k) {
+          w[todo[j].first] = digits[j].num == 1 ? q : q / kj;
+        } else {
+          w[todo[j].first] = q / kj;
+          q = z3::mod(q, kj);
+        }
       }
     }
   }
@@ -258,10 +432,32 @@ bool SymExec::witness(const Event &e, const std::vector<unsigned> &freeThreadVar
       }
     }
   };
+  // Variables the index does not determine must equal what was taken for them.
+  std::vector<bool> digit(vars.size());
+  for (size_t i = 0; i < vars.size(); ++i)
+    digit[i] = w[i].has_value();
   scan(e.pc);
   for (size_t i = 0; i < vars.size(); ++i) {
     from.push_back(vars[i]);
     to.push_back(w[i] ? *w[i] : z.int_val(0));
+    if (selfGoal && !digit[i])
+      digitConds = digitConds && vars[i] == to.back();
+  }
+  if (selfGoal && exact)
+    *selfGoal = digitConds;
+  // Uniqueness of the quotient and remainder at the inferred writer: valid
+  // facts that spare the solver the nonlinear division.
+  z3::expr_vector f(z), t(z);
+  for (size_t i = 0; i < from.size(); ++i) {
+    f.push_back(from[i]);
+    t.push_back(to[i]);
+  }
+  for (auto &fl : flattened) {
+    z3::expr x = fl.dividend.substitute(f, t), n = fl.divisor;
+    z3::expr j0 = target[fl.d0], j1 = target[fl.d1];
+    witnessFacts.push_back(z3::implies(n > 0 && j0 >= 0 && j1 >= 0 && j1 < n && x == j0 * n + j1,
+                                       z3::expr(e.idx[fl.d0]).substitute(f, t) == j0 &&
+                                           z3::expr(e.idx[fl.d1]).substitute(f, t) == j1));
   }
   return true;
 }
@@ -306,7 +502,8 @@ MemRef SymExec::mergeNode(const void *mem, MemRef prev, const std::vector<const 
   // Lemma: every write of an event is found by its witness.
   for (const Event *e : evs) {
     std::vector<z3::expr> from, to;
-    if (!witness(*e, freeThreadVars, e->idx, from, to)) {
+    std::optional<z3::expr> selfGoal;
+    if (!witness(*e, freeThreadVars, e->idx, from, to, true, &selfGoal)) {
       unsupported(nullptr, "cannot tell which thread writes '" + mems.at(mem).name + "'");
       return node;
     }
@@ -319,6 +516,7 @@ MemRef SymExec::mergeNode(const void *mem, MemRef prev, const std::vector<const 
     o.assumptions.push_back(e->facts);
     for (unsigned k : e->iters)
       o.assumptions.push_back(iterRange[k]);
+    size_t witnessFactCount = witnessFacts.size();
     o.assumptions.insert(o.assumptions.end(), witnessFacts.begin(), witnessFacts.end());
     witnessFacts.clear();
     // The inferred writer of the element written here is this very (thread,
@@ -327,6 +525,15 @@ MemRef SymExec::mergeNode(const void *mem, MemRef prev, const std::vector<const 
     for (size_t i = 0; i < from.size(); ++i)
       same = same && from[i] == to[i];
     o.goal = covered(*e, from, to, e->idx) && same;
+    // The digit conditions imply `same` (uniqueness of Euclidean division,
+    // see witness()), and with the witness equal to the writer, `covered`
+    // is the writer's own path condition, ranges and index: assumed here.
+    // They are small, mostly linear facts about the writer's own ids, so
+    // they replace the goal (a stronger one) and the division facts.
+    if (selfGoal) {
+      o.goal = *selfGoal;
+      o.assumptions.erase(o.assumptions.end() - witnessFactCount, o.assumptions.end());
+    }
     o.lemma = true;
     obligations.push_back(std::move(o));
   }

@@ -323,3 +323,50 @@ std::vector<z3::expr> SymExec::relevantFacts(const std::vector<z3::expr> &roots)
   }
   return out;
 }
+
+/// Monotonicity of integer multiplication, instantiated for the products of
+/// two non-numeral terms that occur in `roots` (outside quantifiers): for
+/// P = X*Y, and for two products P1 = X1*Y, P2 = X2*Y with a common factor,
+///   X >= 0 && Y >= 0 ==> P >= 0,
+///   X1 < X2 && Y >= 0 ==> P1 + Y <= P2,   X1 <= X2 && Y >= 0 ==> P1 <= P2
+/// (and the same with 1 and 2 swapped). Each is a theorem of integer
+/// arithmetic, so adding it is sound; it turns bounds of flattened indices
+/// (`r * cols + c < rows * cols` from r < rows, c < cols) into linear
+/// reasoning over the product terms.
+std::vector<z3::expr> SymExec::productFacts(const std::vector<z3::expr> &roots) const {
+  std::set<unsigned> seen;
+  std::vector<z3::expr> products;
+  std::vector<z3::expr> stack(roots.begin(), roots.end());
+  while (!stack.empty()) {
+    z3::expr e = stack.back();
+    stack.pop_back();
+    if (!e.is_app() || !seen.insert(Z3_get_ast_id(z, e)).second)
+      continue;
+    for (unsigned i = 0; i < e.num_args(); ++i)
+      stack.push_back(e.arg(i));
+    int64_t n;
+    if (e.is_int() && e.decl().decl_kind() == Z3_OP_MUL && e.num_args() == 2 &&
+        !e.arg(0).is_numeral_i64(n) && !e.arg(1).is_numeral_i64(n) && !e.arg(0).is_numeral() &&
+        !e.arg(1).is_numeral())
+      products.push_back(e);
+  }
+  std::vector<z3::expr> out;
+  if (products.size() > 12)
+    return out;
+  for (auto &p : products)
+    out.push_back(z3::implies(p.arg(0) >= 0 && p.arg(1) >= 0, p >= 0));
+  for (size_t i = 0; i < products.size(); ++i)
+    for (size_t j = i + 1; j < products.size(); ++j)
+      for (unsigned a = 0; a < 2; ++a)
+        for (unsigned b = 0; b < 2; ++b) {
+          const z3::expr &p1 = products[i], &p2 = products[j];
+          if (!z3::eq(p1.arg(a), p2.arg(b)))
+            continue;
+          z3::expr y = p1.arg(a), x1 = p1.arg(1 - a), x2 = p2.arg(1 - b);
+          out.push_back(z3::implies(x1 < x2 && y >= 0, p1 + y <= p2));
+          out.push_back(z3::implies(x2 < x1 && y >= 0, p2 + y <= p1));
+          out.push_back(z3::implies(x1 <= x2 && y >= 0, p1 <= p2));
+          out.push_back(z3::implies(x2 <= x1 && y >= 0, p2 <= p1));
+        }
+  return out;
+}

@@ -67,6 +67,10 @@ struct Obligation {
   /// Extra assumptions, justified by other obligations (lemmas), for a second
   /// attempt when the first one is undecided.
   std::vector<z3::expr> fallback;
+  /// Instances of lemma obligations (proven separately), assumed from the
+  /// first attempt on. If a lemma is not proven, the obligation is solved
+  /// again without them, so that a failure gets its own counterexample.
+  std::vector<z3::expr> byLemma;
 };
 
 /// A memory access of the symbolic thread.
@@ -137,6 +141,8 @@ public:
   std::vector<z3::expr> scopeAssumptions(Obligation::Scope scope) const;
   /// Valid facts about the terms that occur in `roots`.
   std::vector<z3::expr> relevantFacts(const std::vector<z3::expr> &roots) const;
+  /// Monotonicity facts about the integer products in `roots`.
+  std::vector<z3::expr> productFacts(const std::vector<z3::expr> &roots) const;
 
   std::vector<Obligation> obligations;
   std::set<std::string> trusted;
@@ -204,6 +210,12 @@ private:
   };
   std::vector<Collective> collectives; ///< pc (and mask) at each warp collective
   std::unordered_map<std::string, z3::expr> readMemo;
+  /// Truncating signed quotients and remainders computed by the code.
+  struct Division {
+    bool quotient;
+    z3::expr result, dividend, divisor;
+  };
+  std::vector<Division> divisions;
   std::vector<z3::expr> keepAlive;
   std::string unsupportedReason;
   SrcLoc unsupportedLoc;
@@ -273,7 +285,8 @@ private:
                    const std::vector<unsigned> &freeThreadVars);
   bool witness(const Event &e, const std::vector<unsigned> &freeThreadVars,
                const std::vector<z3::expr> &target, std::vector<z3::expr> &from,
-               std::vector<z3::expr> &to, bool iterFirst = true);
+               std::vector<z3::expr> &to, bool iterFirst = true,
+               std::optional<z3::expr> *selfGoal = nullptr);
   z3::expr covered(const Event &e, const std::vector<z3::expr> &from,
                    const std::vector<z3::expr> &to, const std::vector<z3::expr> &target);
 

@@ -10,6 +10,15 @@ void SymExec::raceChecks() {
   z3::expr sameBlock = A[3] == B[3] && A[4] == B[4] && A[5] == B[5];
   z3::expr sameThread = sameBlock && A[0] == B[0] && A[1] == B[1] && A[2] == B[2] && A[6] == B[6];
   std::vector<Observable> obsBase = pairObservables(A, B);
+  // Buffers whose final contents get a merge node, hence a writer lemma for
+  // each plain write (finalState()): out/inout buffers without atomics.
+  std::set<const void *> withLemma;
+  for (auto &[mem, mi] : mems)
+    if (!mi.shared && mi.access != BufferAccess::In)
+      withLemma.insert(mem);
+  for (auto &e : events)
+    if (e->kind == Event::Atomic)
+      withLemma.erase(e->mem);
   for (size_t i = 0; i < events.size(); ++i) {
     for (size_t j = i; j < events.size(); ++j) {
       const Event &a = *events[i], &b = *events[j];
@@ -65,7 +74,35 @@ void SymExec::raceChecks() {
       // merge's lemma (checked on its own) says each write's inferred writer is
       // the writing thread; with it, equal indices mean equal threads. This
       // settles nonlinear index maps such as `r * cols + c`.
-      if (ww && !mi.shared && a.kind == Event::Write && b.kind == Event::Write) {
+      bool lemmaApplies = ww && withLemma.count(a.mem) && a.kind == Event::Write &&
+                          b.kind == Event::Write;
+      // One write event: the writer lemma of that event (witness(idx(T)) = T
+      // for each writing thread and iteration T) makes equal indices mean
+      // equal threads and iterations. Instantiated for A and B at one shared
+      // target J, the contradiction is plain congruence.
+      std::vector<z3::expr> sameWriter;
+      if (lemmaApplies && i == j) {
+        std::vector<z3::expr> J, from, to;
+        for (size_t d = 0; d < a.idx.size(); ++d)
+          J.push_back(fresh(mi.name + "_target", z.int_sort()));
+        if (witness(a, {0, 1, 2, 3, 4, 5, 6}, J, from, to)) {
+          witnessFacts.clear();
+          z3::expr atJ = z.bool_val(true);
+          for (size_t d = 0; d < J.size(); ++d)
+            atJ = atJ && J[d] == renamed(a.idx[d], a.iters, "@A");
+          sameWriter.push_back(atJ);
+          for (const char *suffix : {"@A", "@B"}) {
+            z3::expr hyp = z.bool_val(true), is = z.bool_val(true);
+            for (size_t d = 0; d < J.size(); ++d)
+              hyp = hyp && J[d] == renamed(a.idx[d], a.iters, suffix);
+            for (size_t v = 0; v < from.size(); ++v)
+              is = is && renamed(from[v], a.iters, suffix) == to[v];
+            sameWriter.push_back(z3::implies(hyp, is));
+          }
+        }
+      }
+      o.byLemma = sameWriter;
+      if (lemmaApplies && i != j) {
         auto writerIs = [&](const Event &e, const std::string &suffix) -> std::optional<z3::expr> {
           std::vector<z3::expr> from, to;
           if (!witness(e, {0, 1, 2, 3, 4, 5, 6}, e.idx, from, to))
@@ -94,6 +131,7 @@ void SymExec::raceChecks() {
         u.assumptions = {ranges, pa, pb, same, sameThread, differentIter};
         u.goal = z.bool_val(false);
         u.observables = obs;
+        u.byLemma = sameWriter;
         obligations.push_back(u);
       }
     }

@@ -213,11 +213,20 @@ std::optional<z3::model> kuiper::solver::findModel(z3::context &context,
 void kuiper::solver::solveAll(std::vector<Query> &queries, const ProofCache &cache,
                               const BatchOptions &opts) {
   unsigned workers = opts.jobs ? opts.jobs : std::max(1u, std::thread::hardware_concurrency());
+  size_t toSolve = 0;
+  for (auto &q : queries)
+    toSolve += !q.skip && !q.trivial && !cache.contains(q.hash);
+  if (!opts.jobs && opts.queriesPerWorker)
+    workers = std::max<size_t>(1, std::min<size_t>(workers, toSolve / opts.queriesPerWorker));
   std::atomic<size_t> done{0};
   CpuWatchdog watchdog;
   std::mutex progressLock;
   auto work = [&](size_t first) {
-    auto context = std::make_unique<z3::context>();
+    // Created on the first query that needs solving: a Z3 context costs
+    // milliseconds (it fills large tables), and cached or trivial queries
+    // need none.
+    std::unique_ptr<z3::context> owned;
+    z3::context *context = first == 0 ? opts.callerContext : nullptr;
     for (size_t i = first; i < queries.size(); i += workers) {
       Query &q = queries[i];
       auto t0 = std::chrono::steady_clock::now();
@@ -229,10 +238,16 @@ void kuiper::solver::solveAll(std::vector<Query> &queries, const ProofCache &cac
         q.answer = Answer::NotAttempted;
       } else {
         bool interrupted = false;
+        if (!context) {
+          owned = std::make_unique<z3::context>();
+          context = owned.get();
+        }
         q.answer = solveQuery(*context, q, opts.limits, opts.keepCertificate, &watchdog,
                               &interrupted);
-        if (interrupted) // an interrupted context is not reused
-          context = std::make_unique<z3::context>();
+        if (interrupted) { // an interrupted context is not reused
+          owned = std::make_unique<z3::context>();
+          context = owned.get();
+        }
         if (q.answer == Answer::Proved)
           cache.storeProved(q.hash);
       }

@@ -91,6 +91,14 @@ struct BatchOptions {
   /// "unknown", never into "verified").
   std::optional<std::chrono::steady_clock::time_point> deadline;
   ProgressFn progress;
+  /// A context the calling thread may solve in (the first worker runs on the
+  /// calling thread); none: every worker creates its own. Creating a Z3
+  /// context costs tens of milliseconds of table set-up.
+  z3::context *callerContext = nullptr;
+  /// Queries to solve per worker thread: fewer queries than this per core
+  /// run on fewer threads (a thread needs a context of its own). Decided
+  /// from the number of queries to solve, so the split stays deterministic.
+  unsigned queriesPerWorker = 24;
 };
 
 /// SHA-256 of `text` in hex.
