@@ -65,8 +65,9 @@ gpu-check: configure
 # KernelBench level 1 (examples/kernelbench): verify every problem's kernel and print one
 # table (verdict, checks, obligations, time, derived tolerance, trusted items, what is missing),
 # totals and the slowest five. KB_ARGS='--report json' for machines, '--report markdown' for docs.
+# Exits 1 when a verdict differs from its file's EXPECT line.
 kernelbench: build
-	scripts/kernelbench --kuiperc $(KUIPERC) $(KB_ARGS)
+	scripts/kernelbench --kuiperc $(KUIPERC) --check-expect $(KB_ARGS)
 
 install: build
 	cmake --install $(BUILD) --prefix $(PREFIX)
