@@ -7,7 +7,7 @@ EXAMPLES := $(sort $(wildcard examples/*.kp))
 CCACHE_LAUNCHER := $(if $(shell command -v ccache 2>/dev/null),\
   -DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 
-.PHONY: all setup configure build demo check check-sanitize fuzz gpu-check install clean
+.PHONY: all setup configure build demo check check-sanitize fuzz gpu-check kernelbench install clean
 
 all: build
 
@@ -61,6 +61,13 @@ fuzz: configure
 # (says "GPU check not run" where there is no GPU).
 gpu-check: configure
 	BUILD=$(BUILD) scripts/gpu-check.sh
+
+# KernelBench level 1 (examples/kernelbench): verify every problem's kernel and print one
+# table (verdict, checks, obligations, time, derived tolerance, trusted items, what is missing),
+# totals and the slowest five. KB_ARGS='--report json' for machines, '--report markdown' for docs.
+# Exits 1 when a verdict differs from its file's EXPECT line.
+kernelbench: build
+	scripts/kernelbench --kuiperc $(KUIPERC) --check-expect $(KB_ARGS)
 
 install: build
 	cmake --install $(BUILD) --prefix $(PREFIX)

@@ -71,5 +71,8 @@ if shutil.which("cvc5"):
     config.available_features.add("cvc5")
 if shutil.which("z3"):
     config.available_features.add("z3")
+# The whole KernelBench set takes minutes: `lit --param kernelbench=1` runs it.
+if lit_config.params.get("kernelbench"):
+    config.available_features.add("kernelbench")
 if config.kuiper_libdevice and os.path.exists(config.kuiper_libdevice):
     config.available_features.add("libdevice")
