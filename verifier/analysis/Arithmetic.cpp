@@ -387,6 +387,11 @@ bool SymExec::execFloatOp(Operation &op) {
                                                               floatSort(op.getResult(0).getType()))));
     return true;
   }
+  if (isa<arith::MinimumFOp, arith::MaximumFOp>(op)) {
+    set(op.getResult(0), fextremum(get(op.getOperand(0)), get(op.getOperand(1)),
+                                   isa<arith::MinimumFOp>(op)));
+    return true;
+  }
   if (isa<arith::AddFOp, arith::SubFOp, arith::MulFOp, arith::DivFOp, arith::NegFOp,
           arith::MinNumFOp, arith::MaxNumFOp, arith::CmpFOp>(op)) {
     set(op.getResult(0), floatOp(op));

@@ -264,6 +264,14 @@ private:
   z3::expr symbolicSum(kuiper::SumOp op, z3::expr lo, z3::expr hi, int64_t step);
   z3::expr sumTerm(z3::expr f, z3::expr lo, z3::expr count, int64_t step);
   z3::expr sumCount(z3::expr lo, z3::expr hi, int64_t step);
+  z3::expr reduceOp(kuiper::ReduceOp op);
+  z3::expr reduceTerm(kuiper::ReduceKind k, z3::expr f, mlir::Type termType, z3::expr lo, z3::expr hi,
+                      int64_t step, int64_t maxStep);
+  z3::expr reduceCombine(kuiper::ReduceKind k, z3::expr acc, z3::expr term);
+  std::optional<z3::expr> reduceIdentity(kuiper::ReduceKind k, mlir::Type t);
+  z3::expr fextremum(z3::expr a, z3::expr b, bool isMin);
+  z3::expr argBeats(z3::expr v, z3::expr w, bool isMin);
+  z3::expr argBefore(z3::expr v, z3::expr i, z3::expr w, z3::expr j, bool isMin);
   void checkOverflow(mlir::Operation &op, z3::expr r, unsigned width, bool isSigned);
   void checkUniformity();
 
