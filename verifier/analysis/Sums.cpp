@@ -63,6 +63,50 @@ z3::expr SymExec::sumTerm(z3::expr f, z3::expr lo, z3::expr count, int64_t s) {
   termFacts.push_back({t, z3::implies(count <= 0, t == z.real_val(0))});
   termFacts.push_back({t, z3::implies(count > 0, t == sumN(prev) +
                                                     z3::select(f, lo + (count - 1) * z.int_val(s)))});
+  // The definition j steps deep, for the j up to the constant step of a cut
+  // loop of the kernel (a loop that consumes a tile of J terms per iteration):
+  // c >= j terms are c - j terms plus the last j.
+  if (sumWindow < 0) {
+    sumWindow = 1;
+    kernel.walk([&](ForOp loop) {
+      auto cst = [](Value v, int64_t &out) {
+        if (auto c = v.getDefiningOp<arith::ConstantOp>())
+          if (auto ia = dyn_cast<IntegerAttr>(c.getValue())) {
+            out = ia.getInt();
+            return true;
+          }
+        return false;
+      };
+      int64_t lo, hi, st;
+      if (cst(loop.getStep(), st) && st > sumWindow && st <= 32 &&
+          !(cst(loop.getLo(), lo) && cst(loop.getHi(), hi)))
+        sumWindow = st;
+    });
+  }
+  // Two sums of one body from one start whose counts differ by at most J:
+  // the longer is the shorter plus the terms in between (J terms, each
+  // guarded). Stated between the two terms directly, so that the solver need
+  // not find the difference of the counts itself.
+  if (sumWindow > 1) {
+    for (auto &[of, olo, os, ocount, ot] : sumTerms) {
+      // Lambdas made from different fresh variables differ in their names
+      // only: compare their bodies (de Bruijn indices).
+      bool sameBody = z3::eq(of, f) || (of.is_lambda() && f.is_lambda() && z3::eq(of.body(), f.body()));
+      if (os != s || !sameBody || !z3::eq(olo, lo))
+        continue;
+      auto window = [&](z3::expr shortC, z3::expr shortT, z3::expr longC, z3::expr longT) {
+        z3::expr d = longC - shortC, tail = z.real_val(0);
+        for (int64_t i = 0; i < sumWindow; ++i)
+          tail = tail + z3::ite(z.int_val(i) < d,
+                                z3::select(f, lo + (shortC + z.int_val(i)) * z.int_val(s)),
+                                z.real_val(0));
+        return z3::implies(d >= 0 && d <= z.int_val(sumWindow) && shortC >= 0, longT == shortT + tail);
+      };
+      termFacts.push_back({t, window(ocount, ot, count, t)});
+      termFacts.push_back({t, window(count, t, ocount, ot)});
+    }
+    sumTerms.push_back({f, lo, s, count, t});
+  }
   return t;
 }
 
