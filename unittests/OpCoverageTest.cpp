@@ -131,6 +131,7 @@ TEST(OpCoverage, KuiperOpRoles) {
       {"kuiper.forall", OpRole::Specification},
       {"kuiper.exists", OpRole::Specification},
       {"kuiper.sum", OpRole::Specification},
+      {"kuiper.reduce", OpRole::Specification},
       {"kuiper.old", OpRole::Specification},
       {"kuiper.for", OpRole::ControlFlow},
       {"kuiper.while", OpRole::ControlFlow},

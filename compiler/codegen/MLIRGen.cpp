@@ -678,6 +678,10 @@ private:
     if (f == "fabs") return math::AbsFOp::create(b, l, arg(0));
     if (f == "floor") return math::FloorOp::create(b, l, arg(0));
     if (f == "ceil") return math::CeilOp::create(b, l, arg(0));
+    if (f == "fmaximum")
+      return arith::MaximumFOp::create(b, l, arg(0), arg(1));
+    if (f == "fminimum")
+      return arith::MinimumFOp::create(b, l, arg(0), arg(1));
     if (f == "fmin" || (f == "min" && t0.isFloat()))
       return arith::MinNumFOp::create(b, l, arg(0), arg(1));
     if (f == "fmax" || (f == "max" && t0.isFloat()))
@@ -802,6 +806,16 @@ private:
   Value sum(const A::Expr &e, Location l) {
     Value lo = expr(*e.args[0]), hi = expr(*e.args[1]);
     Value step = e.args.size() > 3 ? expr(*e.args[3]) : intConst(l, lo.getType(), 1);
+    if (e.name != "sum") {
+      ReduceKind kind = *symbolizeReduceKind(e.name);
+      auto op = ReduceOp::create(b, l, type(e.type), kind, lo, hi, step);
+      op->setAttr("binder", b.getStringAttr(e.binder));
+      fillRegion(op.getBody(), l, {lo.getType()}, [&](Block *blk) {
+        values[e.binderDecl] = blk->getArgument(0);
+        return SmallVector<Value>{expr(*e.args[2])};
+      });
+      return op;
+    }
     auto op = SumOp::create(b, l, type(e.type), lo, hi, step);
     op->setAttr("binder", b.getStringAttr(e.binder));
     fillRegion(op.getBody(), l, {lo.getType()}, [&](Block *blk) {

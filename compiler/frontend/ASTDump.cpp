@@ -256,7 +256,12 @@ private:
       os << "Call " << e.name << (e.callee ? " (fn)" : "");
       break;
     case ExprKind::Quant: os << "Quant " << e.name << " " << e.binder; break;
-    case ExprKind::Sum: os << "Sum " << e.binder; break;
+    case ExprKind::Sum:
+      if (e.name == "sum")
+        os << "Sum " << e.binder;
+      else
+        os << "Reduce " << e.name << " " << e.binder;
+      break;
     case ExprKind::Old: os << "Old"; break;
     case ExprKind::List: os << "List"; break;
     }

@@ -1037,7 +1037,7 @@ ast::ExprPtr Parser::parseQuant() {
 
 ast::ExprPtr Parser::parseSum() {
   auto s = std::make_unique<Expr>(ExprKind::Sum, loc());
-  s->name = "sum";
+  s->name = tok().text; // sum, prod, max, min, argmax, argmin
   next(); // sum
   next(); // (
   s->binder = tok().text;
@@ -1052,12 +1052,12 @@ ast::ExprPtr Parser::parseSum() {
     if (!step)
       return nullptr;
   }
-  if (!expect(Tok::Colon, "after 'sum' range"))
+  if (!expect(Tok::Colon, ("after '" + s->name + "' range").c_str()))
     return nullptr;
   ExprPtr body = parseExpr();
   if (!body)
     return nullptr;
-  if (!expect(Tok::RParen, "at end of 'sum'"))
+  if (!expect(Tok::RParen, ("at end of '" + s->name + "'").c_str()))
     return nullptr;
   s->args.push_back(std::move(lo));
   s->args.push_back(std::move(hi));
@@ -1095,7 +1095,9 @@ ast::ExprPtr Parser::parseIdentExpr() {
     next();
     return e;
   }
-  if (name == "sum" && peekTok().kind == Tok::LParen &&
+  if ((name == "sum" || name == "prod" || name == "max" || name == "min" || name == "argmax" ||
+       name == "argmin") &&
+      peekTok().kind == Tok::LParen &&
       peekTok(2).kind == Tok::Ident && peekTok(3).kind == Tok::KwIn)
     return parseSum();
   if (name == "old" && peekTok().kind == Tok::LParen) {

@@ -74,7 +74,8 @@ BKind builtinKind(const std::string &n) {
       {"tanh", BKind::MathF1},       {"erf", BKind::MathF1},
       {"fabs", BKind::MathF1},       {"floor", BKind::MathF1},
       {"ceil", BKind::MathF1},       {"fmin", BKind::MathF2},
-      {"fmax", BKind::MathF2},       {"min", BKind::MinMax},
+      {"fmax", BKind::MathF2},       {"fmaximum", BKind::MathF2},
+      {"fminimum", BKind::MathF2},       {"min", BKind::MinMax},
       {"max", BKind::MinMax},        {"clamp", BKind::Clamp},
       {"cdiv", BKind::Cdiv},         {"shfl_down", BKind::Shfl},
       {"shfl_up", BKind::Shfl},      {"shfl_xor", BKind::Shfl},
@@ -1384,7 +1385,7 @@ Type Sema::checkUserCall(Expr &e) {
 }
 
 Type Sema::checkQuantOrSum(Expr &e, Type hint) {
-  const char *what = e.kind == ExprKind::Sum ? "sum" : e.name.c_str();
+  const char *what = e.name.c_str();
   if (!specOnly(e, what))
     return kNone;
   Type t = unify(*e.args[0], *e.args[1], kNone, e.args[0]->loc,
@@ -1398,7 +1399,7 @@ Type Sema::checkQuantOrSum(Expr &e, Type hint) {
   if (e.kind == ExprKind::Sum && e.args.size() > 3) {
     Type st = check(*e.args[3], isErr(t) ? kI32 : t);
     if (isErr(st) || (!isErr(t) && !expectType(t, st, e.args[3]->loc,
-                                                " in 'sum' step")))
+                                                " in " + q(what) + " step")))
       bad = true;
   }
   auto d = std::make_shared<Decl>();
@@ -1415,11 +1416,17 @@ Type Sema::checkQuantOrSum(Expr &e, Type hint) {
     checkCond(*e.args[2], ("body of '" + e.name + "'").c_str());
     bt = e.args[2]->type.isBool() ? kBool : kNone;
   } else {
-    bt = check(*e.args[2], hint);
+    bool arg = e.name == "argmax" || e.name == "argmin";
+    bt = check(*e.args[2], arg ? kNone : hint);
     if (!isErr(bt) && !isNumeric(bt)) {
-      error(startLoc(*e.args[2]), "body of 'sum' must be numeric, found " + q(bt));
+      error(startLoc(*e.args[2]), "body of " + q(what) + " must be numeric, found " + q(bt));
+      bt = kNone;
+    } else if (!isErr(bt) && e.name == "prod" && !bt.isFloat()) {
+      error(startLoc(*e.args[2]), "body of 'prod' must be a float, found " + q(bt));
       bt = kNone;
     }
+    if (arg && !isErr(bt))
+      bt = t; // the index of the extreme term, in the range's type
   }
   pop();
   if (bad)

@@ -424,6 +424,94 @@ bool evalSum(KernelInterpreter &in, Operation *op, EvalContext &context) {
   return true;
 }
 
+/// kuiper.reduce: prod, max, min (IEEE 754-2019 maximum/minimum for floats:
+/// NaN propagates, -0 < +0), argmax, argmin (first index of the extreme, a
+/// NaN beating every number). The left-to-right fold, as the verifier reads it.
+bool evalReduce(KernelInterpreter &in, Operation *op, EvalContext &context) {
+  auto red = cast<ReduceOp>(op);
+  RuntimeValue lo, hi, step;
+  if (!in.operand(context, red.getLo(), lo, op) || !in.operand(context, red.getHi(), hi, op) ||
+      !in.operand(context, red.getStep(), step, op))
+    return false;
+  int64_t stride = step.asSigned();
+  if (stride <= 0) {
+    in.violate(CheckId::Overflow, op, "reduction with a non-positive step");
+    stride = 1;
+  }
+  ReduceKind kind = red.getKind();
+  bool arg = kind == ReduceKind::ArgMax || kind == ReduceKind::ArgMin;
+  bool isMin = kind == ReduceKind::Min || kind == ReduceKind::ArgMin;
+  Type termType = cast<YieldOp>(red.getBody().front().getTerminator()).getValues()[0].getType();
+  std::optional<FloatFormat> format = floatFormatOf(termType);
+  unsigned width = termType.getIntOrFloatBitWidth();
+  std::optional<RuntimeValue> acc;
+  int64_t best = lo.asSigned();
+  // Whether term t beats the extreme so far (strictly: ties keep the first).
+  auto beats = [&](const RuntimeValue &t, const RuntimeValue &w) {
+    if (format) {
+      if (std::isnan(t.real))
+        return !std::isnan(w.real);
+      return isMin ? t.real < w.real : t.real > w.real;
+    }
+    return isMin ? t.asSigned() < w.asSigned() : t.asSigned() > w.asSigned();
+  };
+  SmallVector<RuntimeValue, 1> yielded;
+  for (int64_t i = lo.asSigned(), end = hi.asSigned(); i < end; i += stride) {
+    if (!in.evaluateRegion(op->getRegion(0), {makeInteger(lo.width, i)}, context, yielded))
+      return false;
+    if (yielded.empty())
+      return in.fail("reduction body yields nothing at " + locationOf(op));
+    const RuntimeValue &t = yielded[0];
+    if (!acc) {
+      acc = t;
+      best = i;
+      continue;
+    }
+    switch (kind) {
+    case ReduceKind::Prod:
+      acc = makeFloat(*format, acc->real * t.real, acc->magnitude * t.magnitude, context.approx);
+      break;
+    case ReduceKind::Max:
+    case ReduceKind::Min:
+      if (format) {
+        double a = acc->real, b = t.real;
+        double v = isMin ? minNum(a, b) : maxNum(a, b);
+        if (std::isnan(a) || std::isnan(b))
+          v = NAN;
+        RuntimeValue r = *acc;
+        r.real = v;
+        r.magnitude = std::max(acc->magnitude, t.magnitude);
+        acc = r;
+      } else if (beats(t, *acc)) {
+        acc = t;
+      }
+      break;
+    case ReduceKind::ArgMax:
+    case ReduceKind::ArgMin:
+      if (beats(t, *acc)) {
+        acc = t;
+        best = i;
+      }
+      break;
+    }
+  }
+  if (arg) {
+    in.bind(context, op->getResult(0), makeInteger(lo.width, (uint64_t)best));
+    return true;
+  }
+  if (!acc) {
+    // Empty range: the reduction's identity.
+    if (kind == ReduceKind::Prod)
+      acc = makeFloat(*format, 1.0, 1.0, context.approx);
+    else if (format)
+      acc = makeFloat(*format, isMin ? INFINITY : -INFINITY, 0, context.approx);
+    else
+      acc = makeInteger(width, isMin ? lowBitsMask(width) >> 1 : (uint64_t(1) << (width - 1)));
+  }
+  in.bind(context, op->getResult(0), *acc);
+  return true;
+}
+
 bool evalOld(KernelInterpreter &in, Operation *op, EvalContext &context) {
   bool wasOld = context.readsOldContents;
   context.readsOldContents = true;
@@ -535,6 +623,7 @@ void registerKuiperSemantics(SemanticsTable &table) {
   table.add<ForallOp>(OpRole::Specification, evalQuantifier<true>);
   table.add<ExistsOp>(OpRole::Specification, evalQuantifier<false>);
   table.add<SumOp>(OpRole::Specification, evalSum);
+  table.add<ReduceOp>(OpRole::Specification, evalReduce);
   table.add<OldOp>(OpRole::Specification, evalOld);
 
   table.add<ForOp>(OpRole::ControlFlow, evalFor, &KernelInterpreter::enterFor);

@@ -109,8 +109,11 @@ z3::expr SymExec::intOp(Operation &op) {
       return z3::mod(a, z.int_val(c + 1));
     if (isa<arith::XOrIOp>(op) && isConst(b, c) && c == -1)
       return -a - 1;
-    unsupported(&op, "bitwise operations on integers are not modelled yet");
-    return a;
+    // The general case on bit-vectors of the operands' two's complement
+    // (int2bv takes the value modulo 2^w), read back as a signed integer.
+    z3::expr ba = z3::expr(z, Z3_mk_int2bv(z, w, a)), bb = z3::expr(z, Z3_mk_int2bv(z, w, b));
+    z3::expr r = isa<arith::AndIOp>(op) ? (ba & bb) : isa<arith::OrIOp>(op) ? (ba | bb) : (ba ^ bb);
+    return toSigned(z3::expr(z, Z3_mk_bv2int(z, r, false)), w);
   }
   if (isa<arith::MinSIOp>(op)) {
     z3::expr b = get(op.getOperand(1));
@@ -382,7 +385,34 @@ bool SymExec::execIntegerOp(Operation &op) {
 bool SymExec::execFloatOp(Operation &op) {
   [[maybe_unused]] Location loc = op.getLoc();
   if (isa<arith::FPToUIOp, arith::FPToSIOp>(op)) {
-    unsupported(&op, "float to integer conversion is not modelled yet");
+    // C's conversion: truncation toward zero; a value whose truncation does
+    // not fit the type (or NaN, or an infinity) is a fault (`overflow`).
+    bool isSigned = isa<arith::FPToSIOp>(op);
+    unsigned w = op.getResult(0).getType().getIntOrFloatBitWidth();
+    z3::expr x = get(op.getOperand(0));
+    z3::expr lo = isSigned ? z.int_val(-(int64_t(1) << (w - 1)))
+                           : z.int_val(0);
+    z3::expr hi = isSigned ? (w >= 64 ? z.int_val("9223372036854775807")
+                                      : z.int_val((int64_t)((uint64_t(1) << (w - 1)) - 1)))
+                           : (w >= 64 ? z.int_val("18446744073709551615")
+                                      : z.int_val((int64_t)((uint64_t(1) << w) - 1)));
+    z3::expr truncated = z.int_val(0);
+    z3::expr finite = z.bool_val(true);
+    if (mode == FloatMode::Real) {
+      auto toInt = [&](z3::expr e) { return z3::expr(z, Z3_mk_real2int(z, e)); };
+      truncated = z3::ite(x >= 0, toInt(x), -toInt(-x));
+    } else {
+      finite = !z3::expr(z, Z3_mk_fpa_is_nan(z, x)) && !z3::expr(z, Z3_mk_fpa_is_infinite(z, x));
+      z3::expr r = z3::expr(z, Z3_mk_fpa_round_to_integral(z, Z3_mk_fpa_rtz(z), x));
+      truncated = z3::expr(z, Z3_mk_real2int(z, Z3_mk_fpa_to_real(z, r)));
+    }
+    if (!inSpec)
+      addObligation(CheckId::Overflow, loc, "the float value converted to an integer fits its type",
+                    "the float value converted to an integer is NaN, infinite or out of range",
+                    finite && truncated >= lo && truncated <= hi);
+    z3::expr v = z3::ite(finite && truncated >= lo && truncated <= hi, truncated,
+                         havoc("bad_conversion", z.int_sort()));
+    set(op.getResult(0), isSigned ? v : toSigned(v, w));
     return true;
   }
   if (auto c = dyn_cast<arith::SIToFPOp>(op)) {
@@ -414,6 +444,11 @@ bool SymExec::execFloatOp(Operation &op) {
     else
       set(op.getResult(0), z3::expr(z, Z3_mk_fpa_to_fp_float(z, Z3_mk_fpa_rne(z), v,
                                                               floatSort(op.getResult(0).getType()))));
+    return true;
+  }
+  if (isa<arith::MinimumFOp, arith::MaximumFOp>(op)) {
+    set(op.getResult(0), fextremum(get(op.getOperand(0)), get(op.getOperand(1)),
+                                   isa<arith::MinimumFOp>(op)));
     return true;
   }
   if (isa<arith::AddFOp, arith::SubFOp, arith::MulFOp, arith::DivFOp, arith::NegFOp,

@@ -10,6 +10,7 @@ void SymExec::execIf(scf::IfOp op) {
   z3::expr savedPc = pc, savedFacts = facts;
   auto savedLocals = locals;
   unsigned i0 = interval;
+  z3::expr d0 = dynInterval;
   auto runBranch = [&](Region &r, z3::expr cond, std::vector<z3::expr> &ys) {
     pc = savedPc && cond;
     facts = savedFacts; // facts learnt in a branch hold only there
@@ -24,8 +25,10 @@ void SymExec::execIf(scf::IfOp op) {
   runBranch(op.getThenRegion(), c, thenYs);
   auto thenLocals = locals;
   unsigned iThen = interval;
+  z3::expr dThen = dynInterval;
   locals = savedLocals;
   interval = i0;
+  dynInterval = d0;
   runBranch(op.getElseRegion(), !c, elseYs);
   unsigned iElse = interval;
   if (iThen != iElse) {
@@ -38,6 +41,7 @@ void SymExec::execIf(scf::IfOp op) {
     obligations.push_back(o);
     interval = std::max(iThen, iElse) + 1;
   }
+  dynInterval = dThen;
   pc = savedPc;
   facts = savedFacts;
   for (auto &[k, v] : thenLocals) {
@@ -66,6 +70,48 @@ void SymExec::havocLoop(const std::set<const void *> &modified,
   }
   for (const void *mem : written)
     state[mem] = havocMemory(mem);
+}
+
+/// The number of barriers one pass through `block` reaches, when it is the same
+/// on every path and every inner loop that has barriers has a constant trip
+/// count; nothing otherwise.
+static std::optional<int64_t> barriersPerPass(Block &block) {
+  int64_t n = 0;
+  for (Operation &op : block) {
+    if (isa<BarrierOp>(op)) {
+      ++n;
+    } else if (auto i = dyn_cast<scf::IfOp>(op)) {
+      std::optional<int64_t> t = i.getThenRegion().empty() ? 0 : barriersPerPass(i.getThenRegion().front());
+      std::optional<int64_t> e = i.getElseRegion().empty() ? 0 : barriersPerPass(i.getElseRegion().front());
+      if (!t || !e || *t != *e)
+        return std::nullopt;
+      n += *t;
+    } else if (auto f = dyn_cast<ForOp>(op)) {
+      std::optional<int64_t> b = barriersPerPass(f.getBody().front());
+      if (!b)
+        return std::nullopt;
+      if (*b == 0)
+        continue;
+      auto cst = [](Value v, int64_t &out) {
+        if (auto c = v.getDefiningOp<arith::ConstantOp>())
+          if (auto ia = dyn_cast<IntegerAttr>(c.getValue())) {
+            out = ia.getInt();
+            return true;
+          }
+        return false;
+      };
+      int64_t lo, hi, st;
+      if (!cst(f.getLo(), lo) || !cst(f.getHi(), hi) || !cst(f.getStep(), st) || st <= 0)
+        return std::nullopt;
+      n += *b * (hi <= lo ? 0 : (hi - lo + st - 1) / st);
+    } else {
+      bool inner = false;
+      op.walk([&](BarrierOp) { inner = true; });
+      if (inner)
+        return std::nullopt;
+    }
+  }
+  return n;
 }
 
 /// Memories (buffers, shared arrays) written anywhere inside `r`.
@@ -107,9 +153,14 @@ void SymExec::execFor(ForOp op) {
   }
   bool hasBarrier = false;
   op.getBody().walk([&](BarrierOp) { hasBarrier = true; });
+  std::optional<int64_t> perIter;
   if (hasBarrier) {
-    unsupported(op, "a barrier inside a loop whose trip count is not a compile-time constant is not modelled yet");
-    return;
+    perIter = barriersPerPass(op.getBody().front());
+    if (!perIter || *perIter <= 0) {
+      unsupported(op, "a barrier inside a loop whose trip count is not a compile-time constant is "
+                      "modelled only when every iteration passes the same number of barriers");
+      return;
+    }
   }
   checkInvariants(lo, "on entry");
   std::set<const void *> modified;
@@ -123,12 +174,33 @@ void SymExec::execFor(ForOp op) {
   iterRange.push_back(iterVars[m] >= 0 && k < hi);
   iterStep.resize(m + 1, z.int_val(0));
   iterStep[m] = st;
+  z3::expr dyn0 = dynInterval;
+  unsigned bodyInterval = 0;
+  if (perIter) {
+    // A loop with barriers: the writes of the interval before it are merged
+    // as at a barrier (whatever another thread wrote there is either read
+    // after the first barrier of the loop, or a race that is reported); the
+    // iterations of the block then run in lockstep, iteration m's j-th
+    // interval being the dynamic interval dyn0 + m * K + j.
+    mergeInterval(lockstepIters);
+  }
   iterScope.push_back(m);
   havocLoop(modified, written, "loop");
+  if (perIter) {
+    interval++;
+    intervalStart = state;
+    bodyInterval = interval;
+    lockstepIters.insert(m);
+    dynInterval = dyn0 + iterVars[m] * z.int_val(*perIter);
+  }
   pc = pc && iterRange[m];
   assumeInvariants(k);
   set(op.getBody().front().getArgument(0), k);
   execBlock(op.getBody().front());
+  if (perIter && unsupportedReason.empty() && interval - bodyInterval != (unsigned)*perIter) {
+    unsupported(op, "the loop's iterations pass different numbers of barriers");
+    return;
+  }
   checkInvariants(k + st, "after an iteration");
   // The counter's increment after the last iteration must not wrap either.
   checkOverflow(*op.getOperation(), k + st, cast<IntegerType>(op.getLo().getType()).getWidth(), true);
@@ -137,6 +209,15 @@ void SymExec::execFor(ForOp op) {
   facts = savedFacts;
   havocLoop(modified, written, "after_loop");
   z3::expr span = hi - lo;
+  if (perIter) {
+    // After the loop: the interval the last iteration ends in. What the loop
+    // wrote is forgotten (havocked above), so nothing of it is merged later.
+    lockstepIters.erase(m);
+    z3::expr trips = z3::ite(hi <= lo, z.int_val(0), (span + st - 1) / st);
+    dynInterval = dyn0 + trips * z.int_val(*perIter);
+    interval++;
+    intervalStart = state;
+  }
   z3::expr exitIv = z3::ite(hi <= lo, lo, lo + ((span + st - 1) / st) * st);
   assumeInvariants(exitIv);
 }

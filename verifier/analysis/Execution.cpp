@@ -49,6 +49,8 @@ static bool isFloatOp(Operation *op) {
              arith::NegFOp,
              arith::MinNumFOp,
              arith::MaxNumFOp,
+             arith::MinimumFOp,
+             arith::MaximumFOp,
              arith::CmpFOp,
              arith::RemFOp,
              math::ExpOp,
@@ -85,6 +87,7 @@ static bool isSpecOp(Operation *op) {
              ForallOp,
              ExistsOp,
              SumOp,
+             ReduceOp,
              OldOp,
              InvariantOp>(op);
 }

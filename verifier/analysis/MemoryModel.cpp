@@ -41,7 +41,7 @@ z3::expr SymExec::read(const MemRef &m, const std::vector<z3::expr> &idx) {
     for (size_t i = 0; i < m->events.size(); ++i) {
       const Event &e = *m->events[i];
       std::vector<z3::expr> from, to;
-      if (!witness(e, m->freeThreadVars, idx, from, to)) {
+      if (!witness(e, m->freeThreadVars, idx, from, to, true, nullptr, m->fixedIters)) {
         unsupported(nullptr, "cannot tell which thread writes '" + mems.at(e.mem).name +
                                  "' (index not affine in the thread ids)");
         break;
@@ -159,7 +159,8 @@ static bool linearize(const z3::expr &e, const std::vector<z3::expr> &vars, Affi
 bool SymExec::witness(const Event &e, const std::vector<unsigned> &freeThreadVars,
                       const std::vector<z3::expr> &target, std::vector<z3::expr> &from,
                       std::vector<z3::expr> &to, bool iterFirst,
-                      std::optional<z3::expr> *selfGoal) {
+                      std::optional<z3::expr> *selfGoal,
+                      const std::set<unsigned> &fixedIters) {
   // With `selfGoal` (target = the event's own index): conditions on the
   // writer's own variables under which the witness names the writer itself,
   // by the uniqueness of mixed-radix digits (see `digit conditions` below).
@@ -170,7 +171,8 @@ bool SymExec::witness(const Event &e, const std::vector<unsigned> &freeThreadVar
   for (unsigned i : freeThreadVars)
     vars.push_back(threadVars[i]);
   for (unsigned k : e.iters)
-    vars.push_back(iterVars[k]);
+    if (!fixedIters.count(k))
+      vars.push_back(iterVars[k]);
   std::vector<std::optional<z3::expr>> w(vars.size());
   // A 2-D index (E / N, E % N) over a flattened E (truncating division by an
   // N the thread ids do not determine) is inverted as the 1-D index E at the
@@ -480,6 +482,8 @@ z3::expr SymExec::covered(const Event &e, const std::vector<z3::expr> &from,
   }
   for (unsigned k : e.iters)
     c = c && iterRange[k];
+  // (A lockstep iteration variable is not in `from`: the substitution keeps
+  // it, so the writer is at the reader's iteration.)
   z3::expr_vector f(z), tt(z);
   for (auto &x : from)
     f.push_back(x);
@@ -492,18 +496,20 @@ z3::expr SymExec::covered(const Event &e, const std::vector<z3::expr> &from,
 }
 
 MemRef SymExec::mergeNode(const void *mem, MemRef prev, const std::vector<const Event *> &evs,
-                          const std::vector<unsigned> &freeThreadVars) {
+                          const std::vector<unsigned> &freeThreadVars,
+                          const std::set<unsigned> &fixedIters) {
   auto node = std::make_shared<MemNode>();
   node->kind = MemNode::Merge;
   node->id = nodeIds++;
   node->prev = prev;
   node->events = evs;
   node->freeThreadVars = freeThreadVars;
+  node->fixedIters = fixedIters;
   // Lemma: every write of an event is found by its witness.
   for (const Event *e : evs) {
     std::vector<z3::expr> from, to;
     std::optional<z3::expr> selfGoal;
-    if (!witness(*e, freeThreadVars, e->idx, from, to, true, &selfGoal)) {
+    if (!witness(*e, freeThreadVars, e->idx, from, to, true, &selfGoal, fixedIters)) {
       unsupported(nullptr, "cannot tell which thread writes '" + mems.at(mem).name + "'");
       return node;
     }

@@ -49,6 +49,10 @@ bool SymExec::execSpecOp(Operation &op) {
     set(q, z3::exists(c, c >= get(q.getLo()) && c < get(q.getHi()) && body));
     return true;
   }
+  if (auto r = dyn_cast<ReduceOp>(op)) {
+    set(r, reduceOp(r));
+    return true;
+  }
   if (auto s = dyn_cast<SumOp>(op)) {
     set(s, sumOp(s));
     return true;

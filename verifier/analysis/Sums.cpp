@@ -1,5 +1,6 @@
 //===- Sums.cpp - Sums over ranges in spec clauses --------------------------===//
 #include "verifier/analysis/SymExec.h"
+#include "llvm/ADT/StringExtras.h"
 
 using namespace mlir;
 using namespace kuiper;
@@ -62,6 +63,50 @@ z3::expr SymExec::sumTerm(z3::expr f, z3::expr lo, z3::expr count, int64_t s) {
   termFacts.push_back({t, z3::implies(count <= 0, t == z.real_val(0))});
   termFacts.push_back({t, z3::implies(count > 0, t == sumN(prev) +
                                                     z3::select(f, lo + (count - 1) * z.int_val(s)))});
+  // The definition j steps deep, for the j up to the constant step of a cut
+  // loop of the kernel (a loop that consumes a tile of J terms per iteration):
+  // c >= j terms are c - j terms plus the last j.
+  if (sumWindow < 0) {
+    sumWindow = 1;
+    kernel.walk([&](ForOp loop) {
+      auto cst = [](Value v, int64_t &out) {
+        if (auto c = v.getDefiningOp<arith::ConstantOp>())
+          if (auto ia = dyn_cast<IntegerAttr>(c.getValue())) {
+            out = ia.getInt();
+            return true;
+          }
+        return false;
+      };
+      int64_t lo, hi, st;
+      if (cst(loop.getStep(), st) && st > sumWindow && st <= 32 &&
+          !(cst(loop.getLo(), lo) && cst(loop.getHi(), hi)))
+        sumWindow = st;
+    });
+  }
+  // Two sums of one body from one start whose counts differ by at most J:
+  // the longer is the shorter plus the terms in between (J terms, each
+  // guarded). Stated between the two terms directly, so that the solver need
+  // not find the difference of the counts itself.
+  if (sumWindow > 1) {
+    for (auto &[of, olo, os, ocount, ot] : sumTerms) {
+      // Lambdas made from different fresh variables differ in their names
+      // only: compare their bodies (de Bruijn indices).
+      bool sameBody = z3::eq(of, f) || (of.is_lambda() && f.is_lambda() && z3::eq(of.body(), f.body()));
+      if (os != s || !sameBody || !z3::eq(olo, lo))
+        continue;
+      auto window = [&](z3::expr shortC, z3::expr shortT, z3::expr longC, z3::expr longT) {
+        z3::expr d = longC - shortC, tail = z.real_val(0);
+        for (int64_t i = 0; i < sumWindow; ++i)
+          tail = tail + z3::ite(z.int_val(i) < d,
+                                z3::select(f, lo + (shortC + z.int_val(i)) * z.int_val(s)),
+                                z.real_val(0));
+        return z3::implies(d >= 0 && d <= z.int_val(sumWindow) && shortC >= 0, longT == shortT + tail);
+      };
+      termFacts.push_back({t, window(ocount, ot, count, t)});
+      termFacts.push_back({t, window(count, t, ocount, ot)});
+    }
+    sumTerms.push_back({f, lo, s, count, t});
+  }
   return t;
 }
 
@@ -97,4 +142,199 @@ z3::expr SymExec::symbolicSum(SumOp op, z3::expr lo, z3::expr hi, int64_t s) {
     }
   }
   return total;
+}
+
+//===----------------------------------------------------------------------===//
+// prod, max, min, argmax, argmin (kuiper.reduce)
+//===----------------------------------------------------------------------===//
+
+/// IEEE 754-2019 maximum/minimum (C23 fmaximum/fminimum): a NaN operand gives
+/// NaN, -0 < +0. Over the reals, the larger/smaller operand. Associative and
+/// commutative bit for bit (Z3 has one NaN), which the reduction facts use.
+z3::expr SymExec::fextremum(z3::expr a, z3::expr b, bool isMin) {
+  if (a.is_int() || a.is_real())
+    return isMin ? z3::ite(b < a, b, a) : z3::ite(b > a, b, a);
+  z3::expr an = z3::expr(z, Z3_mk_fpa_is_nan(z, a)), bn = z3::expr(z, Z3_mk_fpa_is_nan(z, b));
+  z3::expr gt = z3::expr(z, Z3_mk_fpa_gt(z, a, b)), lt = z3::expr(z, Z3_mk_fpa_lt(z, a, b));
+  z3::expr zeros = z3::expr(z, Z3_mk_fpa_is_zero(z, a)) && z3::expr(z, Z3_mk_fpa_is_zero(z, b));
+  // ±0 tie: maximum takes +0, minimum -0.
+  z3::expr aWins = isMin ? z3::expr(z, Z3_mk_fpa_is_negative(z, a))
+                         : z3::expr(z, Z3_mk_fpa_is_positive(z, a));
+  z3::expr nan = z3::expr(z, Z3_mk_fpa_nan(z, a.get_sort()));
+  z3::expr pick = isMin ? z3::ite(lt, a, z3::ite(gt, b, z3::ite(zeros, z3::ite(aWins, a, b), a)))
+                        : z3::ite(gt, a, z3::ite(lt, b, z3::ite(zeros, z3::ite(aWins, a, b), a)));
+  return z3::ite(an || bn, nan, pick);
+}
+
+/// Whether term `v` beats the current extreme `w` of an argmax (argmin):
+/// strictly greater (smaller), a NaN beating every number. Ties keep the
+/// earlier index, so the fold finds the first extreme index as torch does.
+z3::expr SymExec::argBeats(z3::expr v, z3::expr w, bool isMin) {
+  if (v.is_int() || v.is_real())
+    return isMin ? v < w : v > w;
+  z3::expr vn = z3::expr(z, Z3_mk_fpa_is_nan(z, v)), wn = z3::expr(z, Z3_mk_fpa_is_nan(z, w));
+  z3::expr strict = isMin ? z3::expr(z, Z3_mk_fpa_lt(z, v, w)) : z3::expr(z, Z3_mk_fpa_gt(z, v, w));
+  return (vn && !wn) || strict;
+}
+
+/// Whether the pair (v, i) comes before (w, j) in the order argmax picks
+/// from: beats it, or ties (equal values or both NaN) with a smaller index.
+z3::expr SymExec::argBefore(z3::expr v, z3::expr i, z3::expr w, z3::expr j, bool isMin) {
+  z3::expr tie = z.bool_val(false);
+  if (v.is_int() || v.is_real())
+    tie = v == w;
+  else
+    tie = z3::expr(z, Z3_mk_fpa_eq(z, v, w)) ||
+          (z3::expr(z, Z3_mk_fpa_is_nan(z, v)) && z3::expr(z, Z3_mk_fpa_is_nan(z, w)));
+  return argBeats(v, w, isMin) || (tie && i < j);
+}
+
+z3::expr SymExec::reduceCombine(ReduceKind k, z3::expr acc, z3::expr t) {
+  switch (k) {
+  case ReduceKind::Prod:
+    if (acc.is_real())
+      return acc * t;
+    return z3::expr(z, Z3_mk_fpa_mul(z, Z3_mk_fpa_rne(z), acc, t));
+  case ReduceKind::Max:
+    return fextremum(acc, t, false);
+  case ReduceKind::Min:
+    return fextremum(acc, t, true);
+  case ReduceKind::ArgMax:
+  case ReduceKind::ArgMin:
+    break;
+  }
+  return acc;
+}
+
+/// The value of a value reduction over an empty range (exact mode; for
+/// integers the type's extreme value), or nothing where it has none (reals).
+std::optional<z3::expr> SymExec::reduceIdentity(ReduceKind k, Type t) {
+  if (auto it = dyn_cast<IntegerType>(t)) {
+    unsigned w = it.getWidth();
+    APInt v = k == ReduceKind::Max ? APInt::getSignedMinValue(w) : APInt::getSignedMaxValue(w);
+    return z.int_val(llvm::toString(v, 10, true).c_str());
+  }
+  if (k == ReduceKind::Prod)
+    return floatConst(FloatAttr::get(t, 1.0));
+  if (mode == FloatMode::Real)
+    return std::nullopt;
+  const llvm::fltSemantics &sem = cast<FloatType>(t).getFloatSemantics();
+  return floatConst(FloatAttr::get(t, APFloat::getInf(sem, k == ReduceKind::Max)));
+}
+
+z3::expr SymExec::reduceOp(ReduceOp op) {
+  z3::expr lo = get(op.getLo()).simplify(), hi = get(op.getHi()).simplify(),
+           st = get(op.getStep()).simplify();
+  ReduceKind k = op.getKind();
+  bool arg = k == ReduceKind::ArgMax || k == ReduceKind::ArgMin;
+  bool isMin = k == ReduceKind::ArgMin;
+  Type termType = cast<YieldOp>(op.getBody().front().getTerminator()).getValues()[0].getType();
+  int64_t l, h, s;
+  if (isConst(lo, l) && isConst(hi, h) && isConst(st, s) && s > 0 && (h - l) / s <= 4096) {
+    if (h <= l) {
+      if (arg)
+        return lo;
+      if (auto id = reduceIdentity(k, termType))
+        return *id;
+      return fresh("empty_reduction", sortOf(op.getType()));
+    }
+    z3::expr acc = evalRegion(op.getBody(), {z.int_val(l)});
+    z3::expr idx = z.int_val(l);
+    for (int64_t i = l + s; i < h; i += s) {
+      z3::expr t = evalRegion(op.getBody(), {z.int_val(i)});
+      if (arg) {
+        z3::expr beats = argBeats(t, acc, isMin);
+        idx = z3::ite(beats, z.int_val(i), idx);
+        acc = z3::ite(beats, t, acc);
+      } else {
+        acc = reduceCombine(k, acc, t);
+      }
+    }
+    return arg ? idx : acc;
+  }
+  if (!isConst(st, s) || s <= 0) {
+    unsupported(op, "reduction with a step that is not a positive constant is not modelled yet");
+    return fresh("unmodelled_reduce", sortOf(op.getType()));
+  }
+  if (k == ReduceKind::Prod && mode != FloatMode::Real) {
+    unsupported(op, "prod with bounds that are not compile-time constants in an exact clause is not "
+                    "modelled (float products are not associative: use `approx`)");
+    return fresh("unmodelled_reduce", sortOf(op.getType()));
+  }
+  z3::expr kv = fresh("k", z.int_sort());
+  z3::expr body = evalRegion(op.getBody(), {kv});
+  z3::expr_vector bound(z);
+  bound.push_back(kv);
+  z3::expr f = z3::lambda(bound, body);
+  // The largest constant step of the kernel's reductions of this kind: the
+  // interleaving facts below go down to it.
+  int64_t maxStep = s;
+  kernel.walk([&](ReduceOp other) {
+    if (other.getKind() != k)
+      return;
+    if (auto c = other.getStep().getDefiningOp<arith::ConstantOp>())
+      if (auto ia = dyn_cast<IntegerAttr>(c.getValue()); ia && ia.getInt() > maxStep && ia.getInt() <= 1024)
+        maxStep = ia.getInt();
+  });
+  return reduceTerm(k, f, termType, lo, hi, s, maxStep);
+}
+
+/// red_n(f, lo, count, step): the reduction of f[lo], f[lo + step], ...
+/// (count terms), uninterpreted, with its one-step definition and, for max,
+/// min, argmax and argmin (associative and commutative), the interleaving
+/// identity red(lo..hi step s) = combine(red(lo..hi step 2s), red(lo+s..hi
+/// step 2s)) when 2s <= `maxStep`: one level of a tree reduction.
+z3::expr SymExec::reduceTerm(ReduceKind k, z3::expr f, Type termType, z3::expr lo, z3::expr hi,
+                             int64_t s, int64_t maxStep) {
+  bool arg = k == ReduceKind::ArgMax || k == ReduceKind::ArgMin;
+  bool isMin = k == ReduceKind::ArgMin || k == ReduceKind::Min;
+  z3::sort valueSort = f.get_sort().array_range();
+  z3::sort_vector sorts(z);
+  sorts.push_back(f.get_sort());
+  sorts.push_back(z.int_sort());
+  sorts.push_back(z.int_sort());
+  sorts.push_back(z.int_sort());
+  std::string name = "reduce_" + stringifyReduceKind(k).str() + "_n";
+  z3::func_decl redN = z.function(name.c_str(), sorts, arg ? z.int_sort() : valueSort);
+  auto app = [&](z3::expr from, z3::expr count) {
+    z3::expr_vector a(z);
+    a.push_back(f);
+    a.push_back(from);
+    a.push_back(count);
+    a.push_back(z.int_val(s));
+    return redN(a);
+  };
+  z3::expr count = sumCount(lo, hi, s);
+  z3::expr t = app(lo, count);
+  z3::expr prev = app(lo, count - 1);
+  z3::expr last = lo + (count - 1) * z.int_val(s);
+  z3::expr fl = z3::select(f, last);
+  if (arg) {
+    termFacts.push_back({t, z3::implies(count <= 1, t == lo)});
+    termFacts.push_back({t, z3::implies(count > 1, t == z3::ite(argBeats(fl, z3::select(f, prev), isMin),
+                                                                  last, prev))});
+  } else {
+    if (auto id = reduceIdentity(k, termType))
+      termFacts.push_back({t, z3::implies(count <= 0, t == *id)});
+    termFacts.push_back({t, z3::implies(count == 1, t == z3::select(f, lo))});
+    termFacts.push_back({t, z3::implies(count > 1, t == reduceCombine(k, prev, fl))});
+  }
+  if (k == ReduceKind::Prod || s >= maxStep || maxStep / s > 1024)
+    return t;
+  z3::expr lo2 = (lo + z.int_val(s)).simplify();
+  // One level only (the terms at step 2s get no facts of their own): a
+  // tree reduction states each level in a barrier contract, and the facts of
+  // a whole tree would be assumed by every obligation that mentions it.
+  z3::expr evens = reduceTerm(k, f, termType, lo, hi, 2 * s, 2 * s);
+  z3::expr odds = reduceTerm(k, f, termType, lo2, hi, 2 * s, 2 * s);
+  z3::expr oddsCount = sumCount(lo2, hi, 2 * s);
+  z3::expr both = z.bool_val(true);
+  if (arg) {
+    z3::expr fe = z3::select(f, evens), fo = z3::select(f, odds);
+    both = t == z3::ite(argBefore(fo, odds, fe, evens, isMin), odds, evens);
+  } else {
+    both = t == reduceCombine(k, evens, odds);
+  }
+  termFacts.push_back({t, z3::ite(oddsCount > 0, both, t == evens)});
+  return t;
 }

@@ -21,6 +21,7 @@
 #include <set>
 #include <string>
 #include <unordered_map>
+#include <tuple>
 #include <vector>
 
 namespace kuiper::verifier {
@@ -85,6 +86,11 @@ struct Event {
   std::vector<unsigned> iters; ///< iteration variables in scope
   SrcLoc loc;
   unsigned order = 0;
+  /// The dynamic barrier interval: `interval` outside loops with barriers;
+  /// inside one, `start + m * K + j` (iteration m, K barriers per iteration,
+  /// j barriers passed in this iteration), so that two accesses are in one
+  /// interval exactly when these terms are equal.
+  std::optional<z3::expr> dyn;
 };
 
 /// The state of one memory (buffer or shared array) as a chain of nodes.
@@ -103,6 +109,9 @@ struct MemNode {
   std::vector<const Event *> events;
   std::vector<std::vector<z3::expr>> witnessFrom, witnessTo; // per event (filled lazily)
   std::vector<unsigned> freeThreadVars; ///< indices into thread vars (0..5)
+  /// Iteration variables that are the same for the writers as for the reader
+  /// (loops with barriers run in lockstep across the block).
+  std::set<unsigned> fixedIters;
   unsigned id = 0;
 };
 using MemRef = std::shared_ptr<MemNode>;
@@ -197,6 +206,10 @@ private:
   /// inferred for coverage need not be shown to satisfy them.
   z3::expr facts;
   unsigned interval = 0;
+  /// The dynamic interval (see Event::dyn).
+  z3::expr dynInterval;
+  /// Iteration variables of the loops with barriers in scope.
+  std::set<unsigned> lockstepIters;
   unsigned nodeIds = 0;
   unsigned freshIds = 0;
   bool inSpec = false;
@@ -276,17 +289,32 @@ private:
   z3::expr symbolicSum(kuiper::SumOp op, z3::expr lo, z3::expr hi, int64_t step);
   z3::expr sumTerm(z3::expr f, z3::expr lo, z3::expr count, int64_t step);
   z3::expr sumCount(z3::expr lo, z3::expr hi, int64_t step);
+  int64_t sumWindow = -1; ///< see sumTerm
+  /// Symbolic sums made so far: body, start, step, count, term.
+  std::vector<std::tuple<z3::expr, z3::expr, int64_t, z3::expr, z3::expr>> sumTerms;
+  z3::expr reduceOp(kuiper::ReduceOp op);
+  z3::expr reduceTerm(kuiper::ReduceKind k, z3::expr f, mlir::Type termType, z3::expr lo, z3::expr hi,
+                      int64_t step, int64_t maxStep);
+  z3::expr reduceCombine(kuiper::ReduceKind k, z3::expr acc, z3::expr term);
+  std::optional<z3::expr> reduceIdentity(kuiper::ReduceKind k, mlir::Type t);
+  z3::expr fextremum(z3::expr a, z3::expr b, bool isMin);
+  z3::expr argBeats(z3::expr v, z3::expr w, bool isMin);
+  z3::expr argBefore(z3::expr v, z3::expr i, z3::expr w, z3::expr j, bool isMin);
   void checkOverflow(mlir::Operation &op, z3::expr r, unsigned width, bool isSigned);
   void checkUniformity();
 
   // Memory.
   z3::expr read(const MemRef &m, const std::vector<z3::expr> &idx);
   MemRef mergeNode(const void *mem, MemRef prev, const std::vector<const Event *> &evs,
-                   const std::vector<unsigned> &freeThreadVars);
+                   const std::vector<unsigned> &freeThreadVars,
+                   const std::set<unsigned> &fixedIters = {});
   bool witness(const Event &e, const std::vector<unsigned> &freeThreadVars,
                const std::vector<z3::expr> &target, std::vector<z3::expr> &from,
                std::vector<z3::expr> &to, bool iterFirst = true,
-               std::optional<z3::expr> *selfGoal = nullptr);
+               std::optional<z3::expr> *selfGoal = nullptr,
+               const std::set<unsigned> &fixedIters = {});
+  /// Merges the writes of the current barrier interval into the block's view.
+  void mergeInterval(const std::set<unsigned> &fixedIters);
   z3::expr covered(const Event &e, const std::vector<z3::expr> &from,
                    const std::vector<z3::expr> &to, const std::vector<z3::expr> &target);
 

@@ -5,20 +5,29 @@ using namespace mlir;
 using namespace kuiper;
 using namespace kuiper::verifier;
 
-void SymExec::execBarrier(BarrierOp op) {
-  if (!iterScope.empty()) {
-    unsupported(op, "a barrier inside a loop whose trip count is not a compile-time constant is not modelled yet");
-    return;
-  }
-  barriers.push_back({pc, srcLoc(op.getLoc())});
+void SymExec::mergeInterval(const std::set<unsigned> &fixedIters) {
   std::map<const void *, std::vector<const Event *>> writes;
   for (auto &e : events)
     if (e->interval == interval && e->kind != Event::Read)
       writes[e->mem].push_back(e.get());
   for (auto &[mem, evs] : writes) {
     if (mems.at(mem).shared || mems.at(mem).access != BufferAccess::In)
-      state[mem] = mergeNode(mem, intervalStart.at(mem), evs, {0, 1, 2, 6});
+      state[mem] = mergeNode(mem, intervalStart.at(mem), evs, {0, 1, 2, 6}, fixedIters);
   }
+}
+
+void SymExec::execBarrier(BarrierOp op) {
+  for (unsigned k : iterScope)
+    if (!lockstepIters.count(k)) {
+      unsupported(op, "a barrier inside a loop whose trip count is not a compile-time constant is "
+                      "modelled only in a `for` loop that passes the same number of barriers in "
+                      "every iteration");
+      return;
+    }
+  barriers.push_back({pc, srcLoc(op.getLoc())});
+  // The writers of this interval are at the same iterations of the
+  // enclosing barrier loops as this thread: the block runs them in lockstep.
+  mergeInterval(lockstepIters);
   if (!op.getContract().empty()) {
     bool applies = op.getApprox() == (mode == FloatMode::Real);
     if (applies) {
@@ -69,5 +78,6 @@ void SymExec::execBarrier(BarrierOp op) {
     }
   }
   interval++;
+  dynInterval = (dynInterval + 1).simplify();
   intervalStart = state;
 }

@@ -31,7 +31,9 @@ void SymExec::raceChecks() {
       const MemInfo &mi = mems.at(a.mem);
       // Shared memory is per block: accesses in different barrier intervals
       // are ordered by the barrier between them.
-      if (mi.shared && a.interval != b.interval)
+      int64_t da, db;
+      bool constDyn = a.dyn->simplify().is_numeral_i64(da) && b.dyn->simplify().is_numeral_i64(db);
+      if (mi.shared && constDyn && da != db)
         continue;
       z3::expr pa = renamed(a.pc && a.facts, a.iters, "@A"), pb = renamed(b.pc && b.facts, b.iters, "@B");
       z3::expr same = z.bool_val(true);
@@ -55,7 +57,9 @@ void SymExec::raceChecks() {
         z3::expr st = renamed(iterStep[k], {}, "@A");
         ranges = ranges && (d == 0 || d * st >= st || d * st <= -st);
       }
-      z3::expr concurrent = (sameBlock && z.bool_val(a.interval == b.interval));
+      z3::expr concurrent = sameBlock && (constDyn ? z.bool_val(da == db)
+                                                   : renamed(*a.dyn, a.iters, "@A") ==
+                                                         renamed(*b.dyn, b.iters, "@B"));
       if (!mi.shared)
         concurrent = concurrent || !sameBlock;
       Obligation o;

@@ -167,6 +167,27 @@ LogicalResult SumOp::verify() {
     return emitOpError("bounds and step must have one type");
   return verifyBoundRegion(*this, getBody(), getLo().getType(), {getType()});
 }
+LogicalResult ReduceOp::verify() {
+  if (getLo().getType() != getHi().getType() || getLo().getType() != getStep().getType())
+    return emitOpError("bounds and step must have one type");
+  if (getBody().empty() || getBody().front().getNumArguments() != 1)
+    return emitOpError("body must take the index");
+  auto y = dyn_cast<YieldOp>(getBody().front().getTerminator());
+  if (!y || y.getValues().size() != 1)
+    return emitOpError("body must yield one term");
+  Type term = y.getValues()[0].getType();
+  bool arg = getKind() == ReduceKind::ArgMax || getKind() == ReduceKind::ArgMin;
+  if (!term.isIntOrFloat() || term.isInteger(1))
+    return emitOpError("term must be a number");
+  if (arg) {
+    if (getType() != getLo().getType())
+      return emitOpError("argmax/argmin result must have the type of the range");
+    return verifyBoundRegion(*this, getBody(), getLo().getType(), {term});
+  }
+  if (getKind() == ReduceKind::Prod && !isa<FloatType>(term))
+    return emitOpError("prod is defined on floats only");
+  return verifyBoundRegion(*this, getBody(), getLo().getType(), {getType()});
+}
 LogicalResult OldOp::verify() {
   if (!getBody().empty() && getBody().front().getNumArguments() != 0)
     return emitOpError("region takes no arguments");

@@ -92,3 +92,22 @@ kuiper.kernel @assert_kind block [32, 1, 1] attributes {arg_names = []} {
     kuiper.yield %t : i1
   }
 }
+
+// -----
+
+kuiper.kernel @argmax_type block [32, 1, 1] attributes {arg_names = []} {
+^bb0:
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  kuiper.launch grid(%c1, %c1, %c1) : i32, i32, i32
+  kuiper.ensures {
+    // expected-error @+1 {{argmax/argmin result must have the type of the range}}
+    %a = kuiper.reduce argmax %c0, %c1, %c1 : i32 {
+    ^bb0(%j: i32):
+      %f = arith.constant 1.0 : f32
+      kuiper.yield %f : f32
+    } -> f32
+    %t = arith.constant true
+    kuiper.yield %t : i1
+  }
+}

@@ -36,6 +36,18 @@ kuiper.kernel @elu_fwd block [256, 1, 1] attributes {arg_names = ["x", "y", "n",
         %w = kuiper.load %x[%j] : !kuiper.buffer<f32, 1, in>, i32 -> f32
         kuiper.yield %w : f32
       } -> f32
+      // CHECK: kuiper.reduce max
+      %mx = kuiper.reduce max %c0, %n, %c1 : i32 {
+      ^bb0(%j: i32):
+        %w = kuiper.load %x[%j] : !kuiper.buffer<f32, 1, in>, i32 -> f32
+        kuiper.yield %w : f32
+      } -> f32
+      // CHECK: kuiper.reduce argmax
+      %am = kuiper.reduce argmax %c0, %n, %c1 : i32 {
+      ^bb0(%j: i32):
+        %w = kuiper.load %x[%j] : !kuiper.buffer<f32, 1, in>, i32 -> f32
+        kuiper.yield %w : f32
+      } -> i32
       %e = arith.cmpf oeq, %a, %b : f32
       kuiper.yield %e : i1
     }

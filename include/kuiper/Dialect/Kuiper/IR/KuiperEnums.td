@@ -40,6 +40,15 @@ def Kuiper_AtomicKind : I32EnumAttr<"AtomicKind", "atomic read-modify-write", [
   let cppNamespace = "::kuiper";
 }
 
+def Kuiper_ReduceKind : I32EnumAttr<"ReduceKind", "a spec reduction other than sum", [
+    I32EnumAttrCase<"Prod", 0, "prod">,
+    I32EnumAttrCase<"Max", 1, "max">,
+    I32EnumAttrCase<"Min", 2, "min">,
+    I32EnumAttrCase<"ArgMax", 3, "argmax">,
+    I32EnumAttrCase<"ArgMin", 4, "argmin">]> {
+  let cppNamespace = "::kuiper";
+}
+
 def Kuiper_ShuffleMode : I32EnumAttr<"ShuffleMode", "warp shuffle source lane", [
     I32EnumAttrCase<"Down", 0, "down">,
     I32EnumAttrCase<"Up", 1, "up">,

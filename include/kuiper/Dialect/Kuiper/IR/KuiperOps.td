@@ -156,6 +156,27 @@ def Kuiper_SumOp : Kuiper_Op<"sum", [Kuiper_SpecOnly, Pure, AllTypesMatch<["lo",
   let hasVerifier = 1;
 }
 
+def Kuiper_ReduceOp : Kuiper_Op<"reduce", [Kuiper_SpecOnly, Pure, AllTypesMatch<["lo", "hi", "step"]>]> {
+  let summary = "product, maximum, minimum or arg-max/arg-min of a term over a range";
+  let description = [{
+    `%m = kuiper.reduce max %lo, %hi, %step : i32 { ^bb0(%j: i32): ... kuiper.yield %v : f32 } -> f32`.
+    `prod` is the left-to-right fold of `*` (1 over an empty range; the real
+    product in approx clauses). `max`/`min` fold IEEE 754-2019 maximum/minimum
+    (`fmaximum`/`fminimum`: a NaN term makes the result NaN, -0 < +0) for
+    floats, `max`/`min` for integers; over an empty range they are -inf/+inf
+    (the type's smallest/largest value for integers). `argmax`/`argmin`
+    return the index (the range's type) of the first term that is the
+    maximum/minimum, a NaN counting as greater (argmax) or smaller (argmin)
+    than every number and -0 equal to +0, as torch.argmax breaks ties; over an
+    empty range they return `lo`.
+  }];
+  let arguments = (ins Kuiper_ReduceKind:$kind, AnyInteger:$lo, AnyInteger:$hi, AnyInteger:$step);
+  let results = (outs AnyType:$result);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = "$kind $lo `,` $hi `,` $step attr-dict `:` type($lo) $body `->` type($result)";
+  let hasVerifier = 1;
+}
+
 def Kuiper_OldOp : Kuiper_Op<"old", [Kuiper_SpecOnly, Pure]> {
   let summary = "the value of an expression at kernel entry";
   let results = (outs AnyType:$result);
