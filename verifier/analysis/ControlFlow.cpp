@@ -92,16 +92,9 @@ static std::optional<int64_t> barriersPerPass(Block &block) {
         return std::nullopt;
       if (*b == 0)
         continue;
-      auto cst = [](Value v, int64_t &out) {
-        if (auto c = v.getDefiningOp<arith::ConstantOp>())
-          if (auto ia = dyn_cast<IntegerAttr>(c.getValue())) {
-            out = ia.getInt();
-            return true;
-          }
-        return false;
-      };
       int64_t lo, hi, st;
-      if (!cst(f.getLo(), lo) || !cst(f.getHi(), hi) || !cst(f.getStep(), st) || st <= 0)
+      if (!constantInt(f.getLo(), lo) || !constantInt(f.getHi(), hi) ||
+          !constantInt(f.getStep(), st) || st <= 0)
         return std::nullopt;
       n += *b * (hi <= lo ? 0 : (hi - lo + st - 1) / st);
     } else {

@@ -69,17 +69,9 @@ z3::expr SymExec::sumTerm(z3::expr f, z3::expr lo, z3::expr count, int64_t s) {
   if (sumWindow < 0) {
     sumWindow = 1;
     kernel.walk([&](ForOp loop) {
-      auto cst = [](Value v, int64_t &out) {
-        if (auto c = v.getDefiningOp<arith::ConstantOp>())
-          if (auto ia = dyn_cast<IntegerAttr>(c.getValue())) {
-            out = ia.getInt();
-            return true;
-          }
-        return false;
-      };
       int64_t lo, hi, st;
-      if (cst(loop.getStep(), st) && st > sumWindow && st <= 32 &&
-          !(cst(loop.getLo(), lo) && cst(loop.getHi(), hi)))
+      if (constantInt(loop.getStep(), st) && st > sumWindow && st <= 32 &&
+          !(constantInt(loop.getLo(), lo) && constantInt(loop.getHi(), hi)))
         sumWindow = st;
     });
   }

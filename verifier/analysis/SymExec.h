@@ -26,6 +26,16 @@
 
 namespace kuiper::verifier {
 
+/// True (with the value in `out`) if `v` is an integer `arith.constant`.
+inline bool constantInt(mlir::Value v, int64_t &out) {
+  if (auto c = v.getDefiningOp<mlir::arith::ConstantOp>())
+    if (auto ia = llvm::dyn_cast<mlir::IntegerAttr>(c.getValue())) {
+      out = ia.getInt();
+      return true;
+    }
+  return false;
+}
+
 enum class FloatMode { Exact, Real };
 
 /// A source location for reports.
