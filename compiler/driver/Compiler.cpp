@@ -13,6 +13,7 @@
 #include "compiler/lowering/Lowering.h"
 #include "kuiper/Dialect/Kuiper/IR/Kuiper.h"
 #include "kuiper/Replay.h"
+#include "kuiper/Transforms/Passes.h"
 #include "compiler/driver/Driver.h"
 #include "runtime/ModuleImpl.h"
 #include "stdlib/Stdlib.h"
@@ -21,6 +22,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/Location.h"
+#include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -150,6 +152,8 @@ std::string headerComment(const Report &report, const std::string &irHash,
     for (const auto &[id, n] : discharged)
       os << " " << id << " x" << n;
     os << "\n";
+    if (!k.lowered.empty())
+      os << "  lowered: " << k.lowered << "\n";
     os << "  trusted:";
     if (k.trusted.empty())
       os << " nothing";
@@ -160,6 +164,89 @@ std::string headerComment(const Report &report, const std::string &irHash,
       os << "  tolerance at " << t.clause << ": " << t.bound << "\n";
   }
   return os.str();
+}
+
+/// The kernels of `module` by name.
+std::map<std::string, KernelOp> kernelsByName(mlir::ModuleOp module) {
+  std::map<std::string, KernelOp> kernels;
+  module.walk([&](KernelOp k) { kernels[k.getSymName().str()] = k; });
+  return kernels;
+}
+
+/// Names of the checks of `k` that were not proven.
+std::string unprovenChecks(const KernelReport &k) {
+  std::map<std::string, unsigned> ids;
+  for (const auto &c : k.checks)
+    if (c.status != CheckStatus::Proved)
+      ++ids[checkName(c.id)];
+  std::string out;
+  for (const auto &[id, n] : ids)
+    out += (out.empty() ? "" : ", ") + id + (n > 1 ? " x" + std::to_string(n) : "");
+  return out.empty() ? verdictName(k.verdict) : out;
+}
+
+/// Rewrites the verified kernels of `impl` to run several elements per thread
+/// with aligned accesses (--kuiper-vectorize) and verifies the rewritten
+/// kernels again. A kernel whose rewrite is proven is replaced by it, with the
+/// rewrite's report; any other keeps the code and report as written, and its
+/// report says why. Nothing unproven is ever lowered.
+void vectorizeVerified(ModuleImpl &impl, const VerifyOptions &vopts) {
+  mlir::OwningOpRef<mlir::ModuleOp> rewritten(impl.module->clone());
+  mlir::PassManager pm(impl.context.get());
+  pm.addPass(createKuiperVectorize());
+  if (mlir::failed(pm.run(*rewritten))) {
+    for (auto &k : impl.report.kernels)
+      k.lowered = "as written (internal error in the vectorizing rewrite)";
+    return;
+  }
+  std::map<std::string, KernelOp> original = kernelsByName(*impl.module);
+  std::map<std::string, KernelOp> candidates = kernelsByName(*rewritten);
+  unsigned changed = 0;
+  for (auto &[name, kernel] : candidates) {
+    if (kernel->hasAttr("kuiper.elements_per_thread")) {
+      ++changed;
+      continue;
+    }
+    // Unchanged kernels need no second proof: put the original back (it
+    // differs only by the pass's note).
+    kernel->removeAttr("kuiper.not_vectorized");
+  }
+  if (!changed)
+    return;
+  Report again = verifyModule(*rewritten, vopts);
+  std::map<std::string, const KernelReport *> reports;
+  for (const auto &k : again.kernels)
+    reports[k.name] = &k;
+  for (auto &k : impl.report.kernels) {
+    auto kernel = candidates.find(k.name);
+    if (kernel == candidates.end())
+      continue;
+    auto epa = kernel->second->getAttrOfType<mlir::IntegerAttr>("kuiper.elements_per_thread");
+    if (!epa)
+      continue;
+    std::string rewrite = std::to_string(epa.getInt()) +
+                          " elements per thread with aligned vector accesses";
+    auto proof = reports.find(k.name);
+    if (proof != reports.end() && proof->second->verdict == Verdict::Verified) {
+      KernelReport replaced = *proof->second;
+      unsigned sourceChecks = k.checks.size();
+      replaced.timeMs += k.timeMs;
+      replaced.lowered = rewrite + ", verified again (the kernel as written: " +
+                         std::to_string(sourceChecks) + " checks proved)";
+      k = std::move(replaced);
+      continue;
+    }
+    // Not proven: lower the kernel as written.
+    k.lowered = "as written (the rewrite to " + rewrite + " was not proven: " +
+                (proof == reports.end() ? std::string("no report")
+                                        : unprovenChecks(*proof->second)) +
+                ")";
+    KernelOp mine = original.at(k.name);
+    mlir::OpBuilder b(kernel->second);
+    b.clone(*mine.getOperation());
+    kernel->second->erase();
+  }
+  impl.module = std::move(rewritten);
 }
 
 Error makeError(std::string message, int code) {
@@ -204,7 +291,6 @@ Result<Module> compile(const std::string &source, const std::string &path,
     return makeError(captured, 2);
   }
   impl->kernels = collectKernels(*impl->module);
-  std::string irHash = hashIR(*impl->module);
 
   if (opts.verify) {
     VerifyOptions vopts;
@@ -216,6 +302,8 @@ Result<Module> compile(const std::string &source, const std::string &path,
     vopts.keepSMT = opts.keepSMT;
     vopts.releaseMemory = opts.releaseSolverMemory;
     impl->report = verifyModule(*impl->module, vopts);
+    if (opts.vectorize && impl->report.verified())
+      vectorizeVerified(*impl, vopts);
     impl->report.file = path;
   } else {
     impl->report.file = path;
@@ -227,6 +315,8 @@ Result<Module> compile(const std::string &source, const std::string &path,
     }
   }
 
+  // The hash of the IR that is lowered (and was verified).
+  std::string irHash = hashIR(*impl->module);
   if (opts.emitPTX && (!opts.verify || impl->report.verified())) {
     LoweringOptions lopts;
     lopts.arch = opts.arch;

@@ -139,6 +139,7 @@ std::string Report::toJSON() const {
     w.field("verdict", quote(verdictName(k.verdict)));
     w.field("time_ms", number(k.timeMs));
     w.field("obligations", std::to_string(k.obligations));
+    w.field("lowered", quote(k.lowered.empty() ? "as written" : k.lowered));
     w.key("trusted");
     w.open('[');
     for (const auto &t : k.trusted)
@@ -364,6 +365,8 @@ std::string Report::toText() const {
     if (warnings)
       os << ", " << warnings << (warnings == 1 ? " finding" : " findings");
     os << ", " << k.obligations << " obligations, " << ms(k.timeMs) << "\n";
+    if (!k.lowered.empty())
+      os << "  lowered: " << k.lowered << "\n";
     for (const auto &t : k.trusted)
       os << "  trusted: " << t << "\n";
     for (const auto &t : k.tolerances) {

@@ -63,6 +63,10 @@ struct CompileOptions {
   /// the CPU executor (kuiper/Replay.h) and mark it confirmed or possible.
   bool replay = true;
   std::string libdevice;            ///< default: the CUDA toolkit's libdevice
+  /// After a kernel is verified, rewrite it to run several elements per
+  /// thread with 128-bit accesses (--kuiper-vectorize) where its shape allows,
+  /// verify the rewrite again and lower it only if that is proven too.
+  bool vectorize = true;
   /// Free the solver's memory after verifying (hundreds of ms for large
   /// kernels). A command-line tool that exits right after may skip it.
   bool releaseSolverMemory = true;

@@ -65,6 +65,11 @@ struct KernelReport {
   std::vector<CheckResult> checks;
   std::vector<Tolerance> tolerances;
   unsigned obligations = 0;
+  /// How the lowered code differs from the kernel as written: empty when it
+  /// is the kernel as written; else the rewrite (e.g. "4 elements per thread,
+  /// 16-byte aligned accesses"), and then `checks` are those of the rewritten
+  /// kernel, verified again. Also says why a rewrite was not used.
+  std::string lowered;
 };
 
 /// Verification result of one file.

@@ -203,6 +203,11 @@ public:
   /// Suspends the thread at a warp collective (shfl, vote, syncwarp).
   bool suspendAtCollective(Thread &thread, mlir::Operation *op);
 
+  /// The host bytes of global buffer `index` (null if not bound).
+  const uint8_t *bufferData(uint64_t index) const {
+    return index < buffers.size() ? buffers[index].data : nullptr;
+  }
+
 private:
   KernelOp kernel;
   ExecResult &result;

@@ -150,6 +150,35 @@ bool evalSharedAlloc(KernelInterpreter &in, Operation *op,
 // Loads, stores, atomics
 //===----------------------------------------------------------------------===//
 
+/// kuiper.aligned: whether the host address of the buffer is a multiple of the
+/// given bytes (what the device code tests on the device address).
+bool evalAligned(KernelInterpreter &in, Operation *op, EvalContext &context) {
+  auto aligned = cast<AlignedOp>(op);
+  RuntimeValue ref;
+  if (!in.operand(context, aligned.getRef(), ref, op))
+    return false;
+  if (ref.kind != RuntimeValue::Buffer)
+    return in.fail("internal: kuiper.aligned of a non-buffer value");
+  const uint8_t *data = in.bufferData(ref.bits);
+  in.bind(context, op->getResult(0),
+          makeBool(data && reinterpret_cast<uintptr_t>(data) % aligned.getBytes() == 0));
+  return true;
+}
+
+/// An access marked `{align = A}` must be at an address that is a multiple of A.
+void checkAlignment(KernelInterpreter &in, Operation *op, EvalContext &context,
+                    const ElementAddress &element) {
+  auto align = op->getAttrOfType<IntegerAttr>("align");
+  if (!align || !element.address || !in.options.checks || context.inSpec)
+    return;
+  if (reinterpret_cast<uintptr_t>(element.address) % align.getInt() != 0)
+    in.violate(CheckId::Alignment, op,
+               "access of " + element.text + " is not aligned to " +
+                   std::to_string(align.getInt()) + " bytes" +
+                   (context.isThread ? " in thread " + in.who(context) : ""),
+               in.whoDetails(context));
+}
+
 bool evalLoad(KernelInterpreter &in, Operation *op, EvalContext &context) {
   auto load = cast<LoadOp>(op);
   ElementAddress element;
@@ -161,6 +190,7 @@ bool evalLoad(KernelInterpreter &in, Operation *op, EvalContext &context) {
     value = poisonValue(*elementTypeOf(op->getResult(0).getType()));
   } else {
     value = readElement(element.elementType, element.address);
+    checkAlignment(in, op, context, element);
     GlobalBuffer *buffer = element.buffer;
     if (in.options.checks && !context.inSpec) {
       if (buffer && !buffer->readsClauses.empty() &&
@@ -194,6 +224,7 @@ bool evalStore(KernelInterpreter &in, Operation *op, EvalContext &context) {
     return false;
   if (!element.address)
     return true;
+  checkAlignment(in, op, context, element);
   GlobalBuffer *buffer = element.buffer;
   if (in.options.checks) {
     if (buffer && !buffer->writesClauses.empty() &&
@@ -613,6 +644,7 @@ void registerKuiperSemantics(SemanticsTable &table) {
   table.add<LaneIdOp>(OpRole::Computes, evalGeometryId<GeometryId::Lane>);
   table.add<WarpIdOp>(OpRole::Computes, evalGeometryId<GeometryId::Warp>);
   table.add<SharedAllocOp>(OpRole::Computes, evalSharedAlloc);
+  table.add<AlignedOp>(OpRole::Computes, evalAligned);
   table.add<LoadOp>(OpRole::Computes, evalLoad);
   table.add<StoreOp>(OpRole::Computes, evalStore);
   table.add<AtomicOp>(OpRole::Computes, evalAtomic);

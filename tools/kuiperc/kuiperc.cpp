@@ -36,8 +36,13 @@ const char *const kUsage =
     "  --verify-only          verify and report, emit nothing\n"
     "  --no-verify            emit without verifying (the output and report say so)\n"
     "  --arch ARCH            sm_75, sm_80, sm_86, sm_89 or sm_90 (default sm_80)\n"
-    "  --emit KIND            ast, mlir, llvm, ptx (default) or smt\n"
-    "  --mlir-print-debuginfo with --emit mlir: print the .kp source locations\n"
+    "  --emit KIND            ast, mlir (the source's kuiper IR, not verified),\n"
+    "                         lowered-mlir (the verified kuiper IR that is lowered:\n"
+    "                         after --kuiper-vectorize where it applies), llvm,\n"
+    "                         ptx (default) or smt\n"
+    "  --mlir-print-debuginfo with --emit mlir/lowered-mlir: print .kp locations\n"
+    "  --no-vectorize         lower the kernels as written (no several-elements-per-\n"
+    "                         thread rewrite with 128-bit accesses)\n"
     "  --report FORMAT        text (default, on stderr), json or sarif (on stdout)\n"
     "  -I DIR                 import path (searched before the built-in stdlib)\n"
     "  --timeout SECONDS      solver effort per obligation (default 10): a Z3 resource\n"
@@ -67,6 +72,7 @@ struct Options {
   unsigned jobs = 0;
   bool noCache = false;
   bool noReplay = false;
+  bool noVectorize = false;
   bool debugInfo = false;
 };
 
@@ -135,13 +141,14 @@ int parseArgs(int argc, char **argv, Options &o) {
       continue;
     }
     if (a == "--verify-only" || a == "--no-verify" || a == "--no-cache" ||
-        a == "--no-replay") {
+        a == "--no-replay" || a == "--no-vectorize") {
       if (hasInlineValue)
         return usageError("option '" + a + "' takes no value");
       (a == "--verify-only" ? o.verifyOnly
        : a == "--no-verify" ? o.noVerify
        : a == "--no-cache"  ? o.noCache
-                            : o.noReplay) = true;
+       : a == "--no-replay" ? o.noReplay
+                            : o.noVectorize) = true;
     } else if (a == "-o") {
       if (!takeValue(o.output))
         return needsValue(a);
@@ -159,9 +166,9 @@ int parseArgs(int argc, char **argv, Options &o) {
     } else if (a == "--emit") {
       if (!takeValue(o.emit))
         return needsValue(a);
-      if (!oneOf(o.emit, {"ast", "mlir", "llvm", "ptx", "smt"}))
+      if (!oneOf(o.emit, {"ast", "mlir", "lowered-mlir", "llvm", "ptx", "smt"}))
         return usageError("unknown --emit kind '" + o.emit +
-                          "' (expected ast, mlir, llvm, ptx or smt)");
+                          "' (expected ast, mlir, lowered-mlir, llvm, ptx or smt)");
     } else if (a == "--report") {
       if (!takeValue(o.report))
         return needsValue(a);
@@ -279,6 +286,9 @@ int run(const Options &o) {
   copts.keepSMT = o.emit == "smt";
   copts.verify = !o.noVerify && o.emit != "mlir";
   copts.emitPTX = o.emit == "ptx" && !o.verifyOnly;
+  // The rewrite is verified again: worth it only for what is lowered.
+  copts.vectorize = !o.noVectorize && !o.verifyOnly &&
+                    oneOf(o.emit, {"ptx", "llvm", "lowered-mlir"});
 
   if (o.noVerify)
     std::cerr << "warning: verification skipped (--no-verify): nothing was verified\n";
@@ -324,6 +334,9 @@ int run(const Options &o) {
   }
   if (out.empty())
     return copts.verify ? Verified : CheckFailed;
+
+  if (o.emit == "lowered-mlir")
+    return writeOutput(out, module.mlir(o.debugInfo)) ? Verified : Internal;
 
   if (o.emit == "llvm") {
     LoweringOptions lopts;

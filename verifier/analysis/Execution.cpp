@@ -102,6 +102,7 @@ static bool isThreadOp(Operation *op) {
 
 static bool isMemoryOp(Operation *op) {
   return isa<SharedAllocOp,
+             AlignedOp,
              LoadOp,
              StoreOp,
              AtomicOp>(op);

@@ -616,6 +616,10 @@ bool SymExec::execMemoryOp(Operation &op) {
     entryState[key(s)] = node;
     return true;
   }
+  if (auto a = dyn_cast<AlignedOp>(op)) {
+    set(a.getResult(), alignedBase(key(a.getRef()), a.getBytes()));
+    return true;
+  }
   if (auto l = dyn_cast<LoadOp>(op)) {
     execAccess(&op, l.getRef(), l.getIndices(), Event::Read, std::nullopt, l.getResult());
     return true;

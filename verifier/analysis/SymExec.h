@@ -284,6 +284,10 @@ private:
   void execBarrier(kuiper::BarrierOp op);
   void execAccess(mlir::Operation *op, mlir::Value ref, mlir::ValueRange indices,
                   Event::Kind kind, std::optional<z3::expr> value, mlir::Value result);
+  /// The launch-wide fact "buffer `mem`'s base address is a multiple of `bytes`".
+  z3::expr alignedBase(const void *mem, uint64_t bytes);
+  void checkAlignment(mlir::Operation *op, const void *mem, const std::vector<z3::expr> &idx,
+                      uint64_t align, const std::vector<Observable> &obs);
   z3::expr intOp(mlir::Operation &op);
   z3::expr floatOp(mlir::Operation &op);
   z3::expr mathFn(const std::string &name, mlir::Type t, std::vector<z3::expr> args);

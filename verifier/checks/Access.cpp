@@ -35,6 +35,8 @@ void SymExec::execAccess(Operation *op, Value ref, ValueRange indices, Event::Ki
                 std::string(kind == Event::Read ? "read of " : "write of ") + mi.name + " is in bounds",
                 "out-of-bounds " + std::string(kind == Event::Read ? "read of '" : "write of '") + mi.name + "'",
                 inBounds, {}, obs);
+  if (auto align = op->getAttrOfType<IntegerAttr>("align"))
+    checkAlignment(op, mem, idx, align.getInt(), obs);
   bool writes = kind != Event::Read;
   auto &boxes = writes ? mi.writes : mi.reads;
   if ((writes ? mi.hasWrites : mi.hasReads) && !mi.shared) {
@@ -82,4 +84,31 @@ void SymExec::execAccess(Operation *op, Value ref, ValueRange indices, Event::Ki
   node->value = *value;
   node->idx = idx;
   state[mem] = node;
+}
+
+z3::expr SymExec::alignedBase(const void *mem, uint64_t bytes) {
+  return z.bool_const((mems.at(mem).name + "!aligned" + std::to_string(bytes)).c_str());
+}
+
+/// An access marked `{align = A}` is at byte offset `offset * size` from a base
+/// that is a multiple of A (kuiper.aligned, the one fact about addresses the
+/// verifier has), and that offset is a multiple of A.
+void SymExec::checkAlignment(Operation *op, const void *mem, const std::vector<z3::expr> &idx,
+                             uint64_t align, const std::vector<Observable> &obs) {
+  MemInfo &mi = mems.at(mem);
+  if (mi.shared) {
+    unsupported(op, "an aligned access of a shared array");
+    return;
+  }
+  z3::expr offset = idx.empty() ? z.int_val(0) : idx[0];
+  for (size_t d = 1; d < idx.size(); ++d)
+    offset = offset * mi.dims[d] + idx[d];
+  unsigned bits = mi.elemType.getIntOrFloatBitWidth();
+  int64_t size = bits <= 8 ? 1 : bits / 8;
+  z3::expr bytes = offset * z.int_val(size);
+  z3::expr a = z.int_val((int64_t)align);
+  addObligation(CheckId::Alignment, op->getLoc(),
+                "the access of " + mi.name + " is aligned to " + std::to_string(align) + " bytes",
+                "access of '" + mi.name + "' not aligned to " + std::to_string(align) + " bytes",
+                alignedBase(mem, align) && z3::mod(bytes, a) == 0, {}, obs);
 }

@@ -81,7 +81,8 @@ struct LoadOpLowering : KuiperOpToLLVMPattern<LoadOp> {
                              adaptor.getIndices(), kernelInfo);
     if (failed(ptr))
       return failure();
-    rewriter.replaceOpWithNewOp<LLVM::LoadOp>(op, op.getType(), *ptr);
+    rewriter.replaceOpWithNewOp<LLVM::LoadOp>(op, op.getType(), *ptr,
+                                              op.getAlign().value_or(0));
     return success();
   }
 };
@@ -98,7 +99,26 @@ struct StoreOpLowering : KuiperOpToLLVMPattern<StoreOp> {
                              adaptor.getIndices(), kernelInfo);
     if (failed(ptr))
       return failure();
-    rewriter.replaceOpWithNewOp<LLVM::StoreOp>(op, adaptor.getValue(), *ptr);
+    rewriter.replaceOpWithNewOp<LLVM::StoreOp>(op, adaptor.getValue(), *ptr,
+                                               op.getAlign().value_or(0));
+    return success();
+  }
+};
+
+/// `kuiper.aligned` -> `(ptrtoint ptr) & (bytes - 1) == 0`.
+struct AlignedOpLowering : KuiperOpToLLVMPattern<AlignedOp> {
+  using KuiperOpToLLVMPattern::KuiperOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(AlignedOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Type i64 = rewriter.getI64Type();
+    Value address = LLVM::PtrToIntOp::create(rewriter, loc, i64, adaptor.getRef());
+    Value mask = createI64Constant(rewriter, loc, op.getBytes() - 1);
+    Value low = LLVM::AndOp::create(rewriter, loc, address, mask);
+    Value zero = createI64Constant(rewriter, loc, 0);
+    rewriter.replaceOpWithNewOp<LLVM::ICmpOp>(op, LLVM::ICmpPredicate::eq, low, zero);
     return success();
   }
 };
@@ -217,7 +237,7 @@ void populateMemoryOpToLLVMPatterns(const KuiperToLLVMTypeConverter &converter,
                                     const TargetInfo &targetInfo,
                                     const KernelInfo &kernelInfo) {
   patterns.add<LoadOpLowering, StoreOpLowering, AtomicOpLowering,
-               SharedAllocOpLowering>(converter, patterns.getContext(),
+               AlignedOpLowering, SharedAllocOpLowering>(converter, patterns.getContext(),
                                       targetInfo, kernelInfo);
 }
 

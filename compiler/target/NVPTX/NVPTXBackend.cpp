@@ -14,6 +14,7 @@
 #include "llvm/Linker/Linker.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
+#include "llvm/Transforms/Vectorize/LoadStoreVectorizer.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
@@ -138,8 +139,14 @@ llvm::Error optimizeForNVPTX(llvm::Module &module, llvm::TargetMachine &tm,
   pb.registerFunctionAnalyses(fam);
   pb.registerLoopAnalyses(lam);
   pb.crossRegisterProxies(lam, fam, cgam, mam);
-  llvm::ModulePassManager mpm =
-      pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
+  // Accesses marked aligned by --kuiper-vectorize are merged into vector
+  // accesses first, while each run is still in one basic block: O3 may
+  // duplicate the block of the stores into its predecessors (jump threading).
+  llvm::FunctionPassManager early;
+  early.addPass(llvm::LoadStoreVectorizerPass());
+  llvm::ModulePassManager mpm;
+  mpm.addPass(llvm::createModuleToFunctionPassAdaptor(std::move(early)));
+  mpm.addPass(pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3));
   mpm.run(module, mam);
   return llvm::Error::success();
 }

@@ -5,6 +5,7 @@
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 using namespace kuiper;
@@ -194,10 +195,23 @@ LogicalResult OldOp::verify() {
   return verifyYields(*this, getBody(), {getType()}, "body");
 }
 
+/// `align`, where given, is a power of two.
+static LogicalResult verifyAlign(Operation *op, std::optional<uint64_t> align) {
+  if (align && !llvm::isPowerOf2_64(*align))
+    return op->emitOpError("align must be a power of two, not ") << *align;
+  return success();
+}
+
 LogicalResult LoadOp::verify() {
   if (getElementType(getRef().getType()) != getType())
     return emitOpError("result type must be the element type");
+  if (failed(verifyAlign(*this, getAlign())))
+    return failure();
   return verifyIndices(*this, getRef().getType(), getIndices());
+}
+
+LogicalResult AlignedOp::verify() {
+  return verifyAlign(*this, getBytes());
 }
 
 LogicalResult StoreOp::verify() {
@@ -205,6 +219,8 @@ LogicalResult StoreOp::verify() {
     return emitOpError("cannot store to an 'in' buffer");
   if (getElementType(getRef().getType()) != getValue().getType())
     return emitOpError("value type must be the element type");
+  if (failed(verifyAlign(*this, getAlign())))
+    return failure();
   return verifyIndices(*this, getRef().getType(), getIndices());
 }
 

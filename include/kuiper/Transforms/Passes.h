@@ -2,6 +2,7 @@
 #ifndef KUIPER_TRANSFORMS_PASSES_H
 #define KUIPER_TRANSFORMS_PASSES_H
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"

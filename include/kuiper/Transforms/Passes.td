@@ -24,4 +24,28 @@ def KuiperEraseSpecs : Pass<"kuiper-erase-specs", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::scf::SCFDialect"];
 }
 
+def KuiperVectorize : Pass<"kuiper-vectorize", "mlir::ModuleOp"> {
+  let summary = "Several elements per thread, with aligned accesses LLVM merges into vectors";
+  let description = [{
+    Rewrites each kernel of the shape `i = blockIdx.x * B + threadIdx.x;
+    if i < n { body }` (a one-dimensional launch, no barriers, collectives,
+    shared memory, atomics or gridDim) so that one thread runs V consecutive
+    logical threads, V = `vector-bytes` / the widest element it moves, and
+    the grid is divided by V. Where all V are in range and the buffers are
+    aligned (`kuiper.aligned`), the loads of the V bodies run first and the
+    stores last, the first of each run marked `{align = V * size}`; LLVM's
+    load/store vectorizer then emits 128-bit accesses. Elsewhere each logical
+    thread runs the source's code. The kernel gets
+    `kuiper.elements_per_thread = V`, or `kuiper.not_vectorized = "why"`.
+
+    The result is not trusted: `kuiperc` verifies it again (alignment claims
+    included) and lowers it only if every check is proven.
+  }];
+  let options = [
+    Option<"vectorBytes", "vector-bytes", "unsigned", /*default=*/"16",
+           "Bytes per vector access (16: 128-bit)">,
+  ];
+  let dependentDialects = ["mlir::scf::SCFDialect", "mlir::arith::ArithDialect"];
+}
+
 #endif // KUIPER_TRANSFORMS_PASSES

@@ -220,19 +220,46 @@ def Kuiper_SharedAllocOp : Kuiper_Op<"shared_alloc"> {
 
 def Kuiper_LoadOp : Kuiper_Op<"load", [Kuiper_MemoryAccessOpInterface]> {
   let summary = "reads one element of a buffer or shared array";
-  let description = [{ `%v = kuiper.load %x[%i] : !kuiper.buffer<f32, 1, in>, i32 -> f32` }];
+  let description = [{
+    `%v = kuiper.load %x[%i] : !kuiper.buffer<f32, 1, in>, i32 -> f32`
+
+    `{align = A}` (bytes, a power of two) claims that the element's address is a
+    multiple of A; the verifier proves it (check `alignment`) and the lowering
+    passes it to LLVM, which may then merge neighbouring accesses into vectors.
+  }];
   let arguments = (ins Arg<Kuiper_MemoryType, "the memory read", [MemRead]>:$ref,
-                       Variadic<AnyInteger>:$indices);
+                       Variadic<AnyInteger>:$indices,
+                       OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$align);
   let results = (outs AnyType:$result);
   let assemblyFormat = "$ref `[` $indices `]` attr-dict `:` type($ref) `,` type($indices) `->` type($result)";
+  let builders = [OpBuilder<(ins "::mlir::Type":$result, "::mlir::Value":$ref, "::mlir::ValueRange":$indices),
+    [{ build($_builder, $_state, result, ref, indices, ::mlir::IntegerAttr()); }]>];
   let hasVerifier = 1;
 }
 
 def Kuiper_StoreOp : Kuiper_Op<"store", [Kuiper_MemoryAccessOpInterface]> {
   let summary = "writes one element of a buffer or shared array";
+  let description = [{ `{align = A}`: as on `kuiper.load`. }];
   let arguments = (ins AnyType:$value, Arg<Kuiper_MemoryType, "the memory written", [MemWrite]>:$ref,
-                       Variadic<AnyInteger>:$indices);
+                       Variadic<AnyInteger>:$indices,
+                       OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$align);
   let assemblyFormat = "$value `,` $ref `[` $indices `]` attr-dict `:` type($value) `,` type($ref) `,` type($indices)";
+  let builders = [OpBuilder<(ins "::mlir::Value":$value, "::mlir::Value":$ref, "::mlir::ValueRange":$indices),
+    [{ build($_builder, $_state, value, ref, indices, ::mlir::IntegerAttr()); }]>];
+  let hasVerifier = 1;
+}
+
+def Kuiper_AlignedOp : Kuiper_Op<"aligned", [Pure]> {
+  let summary = "whether a buffer's base address is a multiple of `bytes`";
+  let description = [{
+    `%a = kuiper.aligned %x, 16 : !kuiper.buffer<f32, 1, in>`: true when the
+    device address of `%x` is a multiple of 16. The same value for every thread
+    of a launch; the verifier knows nothing else about it, so both outcomes are
+    proven. Made by `--kuiper-vectorize` to guard its vector accesses.
+  }];
+  let arguments = (ins Kuiper_BufferType:$ref, ConfinedAttr<I64Attr, [IntPositive]>:$bytes);
+  let results = (outs I1:$result);
+  let assemblyFormat = "$ref `,` $bytes attr-dict `:` type($ref)";
   let hasVerifier = 1;
 }
 

@@ -1,0 +1,532 @@
+//===- Vectorize.cpp - several elements per thread, 128-bit accesses -------===//
+//
+// Rewrites a guarded elementwise kernel
+//
+//   i = blockIdx.x * B + threadIdx.x
+//   if i < N { body(i) }        // every access of a vectorised buffer is at [i]
+//
+// so that each thread runs V consecutive logical threads (V = 16 bytes / the
+// widest element) with the launch grid divided by V:
+//
+//   base = blockIdx.x * (B*V) + threadIdx.x * V,  last = base + V - 1
+//   if last < G*B && last < N && aligned(every vectorised buffer, V * size) {
+//     loads of body(base+0..V-1) first, the first one {align = V*size};
+//     body(base+0) ... body(base+V-1);  stores last, the first one aligned
+//   } else {
+//     for k < V: if base+k < G*B { if base+k < N { body(base+k) } }
+//   }
+//
+// LLVM's load/store vectorizer merges the aligned runs into 128-bit accesses.
+// The rewrite is meant to preserve the kernel's meaning (it is applied to
+// race-free kernels without barriers, collectives, shared memory or atomics,
+// whose threads may then run in any order, and only moves accesses of a buffer
+// that is touched at [i] alone), but nothing relies on that: the driver
+// verifies the rewritten kernel again against the same contracts, alignment
+// claims included, and lowers it only if every check is proven.
+//
+//===----------------------------------------------------------------------===//
+#include "kuiper/Transforms/Passes.h"
+
+#include "kuiper/Dialect/Kuiper/IR/Kuiper.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/MapVector.h"
+
+namespace kuiper {
+#define GEN_PASS_DEF_KUIPERVECTORIZE
+#include "kuiper/Transforms/Passes.h.inc"
+} // namespace kuiper
+
+using namespace mlir;
+
+namespace kuiper {
+namespace {
+
+bool isHeaderOp(Operation *op) {
+  return isa<ShapeOp, LaunchOp, RequiresOp, EnsuresOp, AccessOp>(op);
+}
+
+/// `v` is `kuiper.<DimOp> 0`.
+template <typename DimOp> bool isDimX(Value v) {
+  auto op = v.getDefiningOp<DimOp>();
+  return op && op.getDim() == 0;
+}
+
+/// `v` is the constant `c`.
+bool isConstant(Value v, int64_t c) {
+  auto op = v.getDefiningOp<arith::ConstantOp>();
+  auto attr = op ? dyn_cast<IntegerAttr>(op.getValue()) : nullptr;
+  return attr && attr.getInt() == c;
+}
+
+/// `v` is `blockIdx.x * B + threadIdx.x` (either operand order).
+bool isGlobalIndex(Value v, int64_t blockSize) {
+  auto add = v.getDefiningOp<arith::AddIOp>();
+  if (!add || !add.getType().isInteger(32))
+    return false;
+  for (auto [mulValue, tid] : {std::pair(add.getLhs(), add.getRhs()),
+                               std::pair(add.getRhs(), add.getLhs())}) {
+    auto mul = mulValue.getDefiningOp<arith::MulIOp>();
+    if (!mul || !isDimX<ThreadIdOp>(tid))
+      continue;
+    if ((isDimX<BlockIdOp>(mul.getLhs()) && isConstant(mul.getRhs(), blockSize)) ||
+        (isDimX<BlockIdOp>(mul.getRhs()) && isConstant(mul.getLhs(), blockSize)))
+      return true;
+  }
+  return false;
+}
+
+/// The buffer a load or store accesses, if it is a global buffer.
+Value bufferOf(Operation *op) {
+  Value ref;
+  if (auto load = dyn_cast<LoadOp>(op))
+    ref = load.getRef();
+  else if (auto store = dyn_cast<StoreOp>(op))
+    ref = store.getRef();
+  return ref && isa<BufferType>(ref.getType()) ? ref : Value();
+}
+
+/// The single index of a load or store.
+Value indexOf(Operation *op) {
+  ValueRange indices = isa<LoadOp>(op) ? cast<LoadOp>(op).getIndices()
+                                       : cast<StoreOp>(op).getIndices();
+  return indices.size() == 1 ? indices.front() : Value();
+}
+
+/// The matched shape of one kernel.
+struct Plan {
+  KernelOp kernel;
+  LaunchOp launch;
+  int64_t blockSize = 0;
+  unsigned factor = 0;                  ///< V
+  SmallVector<Operation *> prelude;     ///< pure ops before the code
+  Operation *code = nullptr;            ///< the guard or the grid-stride loop
+  scf::IfOp guard;                      ///< `if i < N { body }`, or
+  ForOp loop;                           ///< `for i in gid..N step S { body }`
+  Block *body = nullptr;
+  Value index;                          ///< i, in `body`
+  Value bound;                          ///< N
+  SmallVector<Operation *> hoisted;     ///< loads at [i], run first
+  SmallVector<Operation *> sunk;        ///< stores at [i], run last
+  llvm::MapVector<Value, int64_t> alignment; ///< vectorised buffer -> bytes
+};
+
+/// Whether `v` is computed from the thread's or block's id or from gridDim.
+bool dependsOnThread(Value v) {
+  Operation *def = v.getDefiningOp();
+  if (!def)
+    return false;
+  if (isa<ThreadIdOp, BlockIdOp, GridDimOp, LaneIdOp, WarpIdOp>(def))
+    return true;
+  return llvm::any_of(def->getOperands(), dependsOnThread);
+}
+
+/// Whether `v` is computed from gridDim.
+bool dependsOnGrid(Value v) {
+  Operation *def = v.getDefiningOp();
+  if (!def)
+    return false;
+  if (isa<GridDimOp>(def))
+    return true;
+  return llvm::any_of(def->getOperands(), dependsOnGrid);
+}
+
+/// Matches the code: a guard `if i < N` or a grid-stride loop
+/// `for i in gid..N step S` (S uniform, e.g. gridDim.x * blockDim.x).
+LogicalResult matchCode(Plan &plan, std::string &why) {
+  if (auto loop = dyn_cast<ForOp>(plan.code)) {
+    plan.loop = loop;
+    if (!loop.getLo().getType().isInteger(32) || !isGlobalIndex(loop.getLo(), plan.blockSize)) {
+      why = "the loop does not start at blockIdx.x * blockDim.x + threadIdx.x";
+      return failure();
+    }
+    if (dependsOnThread(loop.getHi()) ||
+        (dependsOnThread(loop.getStep()) && !dependsOnGrid(loop.getStep()))) {
+      why = "the loop's bound or step depends on the thread";
+      return failure();
+    }
+    Block &invariants = loop.getInvariants().front();
+    if (!llvm::hasSingleElement(invariants)) {
+      why = "the loop has invariants";
+      return failure();
+    }
+    plan.body = &loop.getBody().front();
+    plan.index = plan.body->getArgument(0);
+    plan.bound = loop.getHi();
+    return success();
+  }
+  auto guard = dyn_cast<scf::IfOp>(plan.code);
+  if (!guard) {
+    why = "the code does not end in `if i < n { ... }` or a grid-stride loop";
+    return failure();
+  }
+  plan.guard = guard;
+  if (guard.getNumResults() || !guard.getElseRegion().empty()) {
+    why = "the guard has an else branch";
+    return failure();
+  }
+  auto cmp = guard.getCondition().getDefiningOp<arith::CmpIOp>();
+  if (!cmp || !llvm::is_contained(plan.prelude, cmp.getOperation())) {
+    why = "the guard is not a comparison";
+    return failure();
+  }
+  if (cmp.getPredicate() == arith::CmpIPredicate::slt) {
+    plan.index = cmp.getLhs();
+    plan.bound = cmp.getRhs();
+  } else if (cmp.getPredicate() == arith::CmpIPredicate::sgt) {
+    plan.index = cmp.getRhs();
+    plan.bound = cmp.getLhs();
+  } else {
+    why = "the guard is not `i < n`";
+    return failure();
+  }
+  if (!isGlobalIndex(plan.index, plan.blockSize)) {
+    why = "the guarded index is not blockIdx.x * blockDim.x + threadIdx.x";
+    return failure();
+  }
+  if (dependsOnThread(plan.bound)) {
+    why = "the bound depends on the thread";
+    return failure();
+  }
+  plan.body = &guard.getThenRegion().front();
+  return success();
+}
+
+/// Why `kernel` is left as it is, or the plan to rewrite it.
+FailureOr<Plan> match(KernelOp kernel, unsigned vectorBytes, std::string &why) {
+  Plan plan;
+  plan.kernel = kernel;
+  ArrayRef<int64_t> block = kernel.getBlock();
+  if (block.size() != 3 || block[1] != 1 || block[2] != 1) {
+    why = "the block is not one-dimensional";
+    return failure();
+  }
+  plan.blockSize = block[0];
+  Block &top = kernel.getBody().front();
+  Operation *lastHeader = nullptr;
+  for (Operation &op : top) {
+    if (isHeaderOp(&op))
+      lastHeader = &op;
+    if (auto launch = dyn_cast<LaunchOp>(op))
+      plan.launch = launch;
+  }
+  if (!plan.launch || plan.launch.getGrid().size() != 3 ||
+      !isConstant(plan.launch.getGrid()[1], 1) ||
+      !isConstant(plan.launch.getGrid()[2], 1) ||
+      !plan.launch.getGrid()[0].getType().isInteger(32)) {
+    why = "the grid is not one-dimensional";
+    return failure();
+  }
+  // The code after the header: a pure prelude, then the guard or the loop.
+  SmallVector<Operation *> code;
+  for (Operation *op = lastHeader ? lastHeader->getNextNode() : &top.front();
+       op && !op->hasTrait<OpTrait::IsTerminator>(); op = op->getNextNode())
+    code.push_back(op);
+  if (code.empty()) {
+    why = "the kernel has no code";
+    return failure();
+  }
+  plan.code = code.pop_back_val();
+  plan.prelude = code;
+  for (Operation *op : plan.prelude)
+    if (!isPure(op) || op->getNumRegions() || op->getNumResults() != 1) {
+      why = "code before the guard or loop has effects";
+      return failure();
+    }
+  if (failed(matchCode(plan, why)))
+    return failure();
+
+  // Threads must be independent: nothing that synchronises, shares or
+  // observes the grid, and in the body the thread is `i` alone.
+  Operation *blocker = nullptr;
+  kernel.walk([&](Operation *op) {
+    if (isa<BarrierOp, ShuffleOp, VoteOp, SyncWarpOp, LaneIdOp, WarpIdOp,
+            SharedAllocOp, AtomicOp, AlignedOp>(op))
+      blocker = op;
+    if (isa<ThreadIdOp, BlockIdOp, GridDimOp>(op) &&
+        (op->getBlock() != &top || op->getAttrOfType<IntegerAttr>("dim").getInt() != 0))
+      blocker = op;
+    if (auto load = dyn_cast<LoadOp>(op); load && load.getAlign())
+      blocker = op;
+    if (auto store = dyn_cast<StoreOp>(op); store && store.getAlign())
+      blocker = op;
+  });
+  if (blocker) {
+    why = "it uses " + blocker->getName().getStringRef().str() +
+          (blocker->getBlock() != &top ? " in its body" : "");
+    return failure();
+  }
+
+  // Buffers touched at [i] only, and no other way, may have their accesses
+  // moved across the V bodies: each body touches only its own element.
+  llvm::DenseMap<Value, bool> onlyAtIndex;
+  plan.body->walk([&](Operation *op) {
+    if (Value buffer = bufferOf(op)) {
+      bool atIndex = indexOf(op) == plan.index;
+      auto [it, inserted] = onlyAtIndex.try_emplace(buffer, atIndex);
+      if (!inserted)
+        it->second = it->second && atIndex;
+    }
+  });
+  // A load is hoisted when nothing before it writes its buffer.
+  llvm::DenseSet<Value> written;
+  for (Operation &op : *plan.body) {
+    Value buffer = bufferOf(&op);
+    if (isa<LoadOp>(op) && buffer && onlyAtIndex.lookup(buffer) &&
+        !written.contains(buffer))
+      plan.hoisted.push_back(&op);
+    op.walk([&](StoreOp store) { written.insert(store.getRef()); });
+  }
+  // A store is sunk when nothing after it touches its buffer.
+  llvm::DenseSet<Value> touchedAfter;
+  for (Operation &op : llvm::reverse(*plan.body)) {
+    Value buffer = bufferOf(&op);
+    if (isa<StoreOp>(op) && buffer && onlyAtIndex.lookup(buffer) &&
+        !touchedAfter.contains(buffer))
+      plan.sunk.insert(plan.sunk.begin(), &op);
+    op.walk([&](Operation *inner) {
+      if (Value b = bufferOf(inner))
+        touchedAfter.insert(b);
+    });
+  }
+  if (plan.hoisted.empty() && plan.sunk.empty()) {
+    why = "no access is at [i] alone";
+    return failure();
+  }
+  unsigned widest = 1;
+  for (Operation *op : llvm::concat<Operation *const>(plan.hoisted, plan.sunk)) {
+    Type element = cast<BufferType>(bufferOf(op).getType()).getElementType();
+    if (element.getIntOrFloatBitWidth() < 8) {
+      why = "bool elements are not vectorised";
+      return failure();
+    }
+    widest = std::max(widest, element.getIntOrFloatBitWidth() / 8);
+  }
+  plan.factor = vectorBytes / widest;
+  if (plan.factor < 2) {
+    why = "elements are too wide to vectorise";
+    return failure();
+  }
+  for (Operation *op : llvm::concat<Operation *const>(plan.hoisted, plan.sunk)) {
+    Value buffer = bufferOf(op);
+    Type element = cast<BufferType>(buffer.getType()).getElementType();
+    plan.alignment[buffer] = plan.factor * (element.getIntOrFloatBitWidth() / 8);
+  }
+  return plan;
+}
+
+/// Builds the rewritten kernel code in place of the guard or loop.
+class Rewriter {
+public:
+  Rewriter(Plan &plan) : plan(plan), b(plan.code), loc(plan.code->getLoc()) {}
+
+  void run() {
+    Type i32 = b.getI32Type();
+    int64_t factor = plan.factor;
+    // The logical grid G (the source's launch clause) and the new one.
+    logicalGrid = plan.launch.getGrid()[0];
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPoint(plan.launch);
+      Value v = constant(factor);
+      Value quotient = arith::DivSIOp::create(b, loc, logicalGrid, v);
+      Value rest = arith::RemSIOp::create(b, loc, logicalGrid, v);
+      Value partial = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, rest, constant(0));
+      Value extra = arith::ExtUIOp::create(b, loc, i32, partial);
+      plan.launch->setOperand(0, add(quotient, extra));
+    }
+    // Logical threads base .. base+V-1 of the G*B the source launched.
+    Value bid = BlockIdOp::create(b, loc, i32, 0);
+    Value tid = ThreadIdOp::create(b, loc, i32, 0);
+    Value base = add(mul(bid, constant(plan.blockSize * factor)), mul(tid, constant(factor)));
+    threads = mul(logicalGrid, constant(plan.blockSize));
+    for (int64_t k = 0; k < factor; ++k)
+      logical.push_back(k ? add(base, constant(k)) : base);
+    Value aligned = less(logical.back(), threads);
+    for (auto [buffer, bytes] : plan.alignment)
+      aligned = arith::AndIOp::create(
+          b, loc, aligned,
+          AlignedOp::create(b, loc, b.getI1Type(), buffer, b.getI64IntegerAttr(bytes)));
+
+    if (plan.guard) {
+      // `if i < N`: logical thread k's i is its id.
+      buildBranches(aligned, logical, [&](unsigned k) {
+        Value exists = less(logical[k], threads);
+        auto thread = scf::IfOp::create(b, loc, exists, /*withElseRegion=*/false);
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToStart(&thread.getThenRegion().front());
+        IRMapping map = mappingFor(k);
+        b.clone(*plan.guard, map);
+      });
+    } else {
+      // `for i in gid..N step S`: one loop from base, each iteration the V
+      // logical threads' iterations at j .. j+V-1 (all step by S).
+      IRMapping uniform = mappingFor(0);
+      Value step = uniform.lookupOrDefault(plan.loop.getStep());
+      auto loop = ForOp::create(b, loc, base, plan.bound, step);
+      b.createBlock(&loop.getInvariants(), {}, {i32}, {loc});
+      YieldOp::create(b, loc);
+      Block *body = b.createBlock(&loop.getBody(), {}, {i32}, {loc});
+      Value j = body->getArgument(0);
+      SmallVector<Value> at;
+      for (int64_t k = 0; k < factor; ++k)
+        at.push_back(k ? add(j, constant(k)) : j);
+      buildBranches(aligned, at, [&](unsigned k) {
+        auto exists = scf::IfOp::create(b, loc, less(logical[k], threads), false);
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToStart(&exists.getThenRegion().front());
+        auto inRange = scf::IfOp::create(b, loc, less(at[k], plan.bound), false);
+        b.setInsertionPointToStart(&inRange.getThenRegion().front());
+        IRMapping map = mappingFor(k);
+        map.map(plan.index, at[k]);
+        for (Operation &op : plan.body->without_terminator())
+          b.clone(op, map);
+      });
+      YieldOp::create(b, loc);
+      b.setInsertionPointAfter(loop);
+    }
+    Block *top = plan.code->getBlock();
+    plan.code->erase();
+    // The source's ids and gridDim must not survive: unused now, they go.
+    for (Operation &op : llvm::make_early_inc_range(llvm::reverse(*top)))
+      if (isPure(&op) && op.getNumRegions() == 0 && op.use_empty() &&
+          !op.hasTrait<OpTrait::IsTerminator>())
+        op.erase();
+    plan.kernel->setAttr("kuiper.elements_per_thread", b.getI64IntegerAttr(factor));
+  }
+
+private:
+  Value constant(int64_t v) {
+    return arith::ConstantOp::create(b, loc, b.getI32Type(), b.getI32IntegerAttr(v));
+  }
+  Value add(Value x, Value y) {
+    return arith::AddIOp::create(b, loc, x, y, arith::IntegerOverflowFlags::nsw);
+  }
+  Value mul(Value x, Value y) {
+    return arith::MulIOp::create(b, loc, x, y, arith::IntegerOverflowFlags::nsw);
+  }
+  Value less(Value x, Value y) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, x, y);
+  }
+
+  /// `if fast { V bodies at at[k], accesses merged } else { scalar(k) ... }`
+  /// where fast = `aligned` and the last element is below the bound.
+  void buildBranches(Value aligned, ArrayRef<Value> at,
+                     llvm::function_ref<void(unsigned)> scalar) {
+    Value fast = arith::AndIOp::create(b, loc, aligned, less(at.back(), plan.bound));
+    auto branch = scf::IfOp::create(b, loc, fast, /*withElseRegion=*/true);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(&branch.getThenRegion().front());
+      buildFastPath(at);
+      b.setInsertionPointToStart(&branch.getElseRegion().front());
+      for (unsigned k = 0; k < plan.factor; ++k)
+        scalar(k);
+    }
+    eraseDeadCode(branch);
+  }
+
+  /// Erases the pure ops without uses that the copies left (the index
+  /// computations of the fast path), innermost first, until none is left.
+  static void eraseDeadCode(Operation *root) {
+    bool changed = true;
+    while (changed) {
+      changed = false;
+      root->walk<WalkOrder::PostOrder>([&](Operation *op) {
+        if (op != root && isPure(op) && op->getNumRegions() == 0 && op->use_empty() &&
+            !op->hasTrait<OpTrait::IsTerminator>()) {
+          op->erase();
+          changed = true;
+        }
+      });
+    }
+  }
+
+  /// The values of the prelude for logical thread `k`: blockIdx.x and
+  /// threadIdx.x of its id, gridDim.x of the source's grid; what does not
+  /// depend on them is used as it is.
+  IRMapping mappingFor(unsigned k) {
+    IRMapping map;
+    if (plan.guard)
+      map.map(plan.index, logical[k]);
+    Value blockSize;
+    for (Operation *op : plan.prelude) {
+      Value result = op->getResult(0);
+      if (map.contains(result) || !dependsOnThread(result))
+        continue;
+      if (isa<GridDimOp>(op)) {
+        map.map(result, logicalGrid);
+        continue;
+      }
+      if (isa<BlockIdOp, ThreadIdOp>(op)) {
+        if (!blockSize)
+          blockSize = constant(plan.blockSize);
+        Value v = isa<BlockIdOp>(op)
+                      ? arith::DivSIOp::create(b, loc, logical[k], blockSize).getResult()
+                      : arith::RemSIOp::create(b, loc, logical[k], blockSize).getResult();
+        map.map(result, v);
+        continue;
+      }
+      b.clone(*op, map);
+    }
+    return map;
+  }
+
+  /// The fast path: all V logical threads run, loads first, stores last.
+  void buildFastPath(ArrayRef<Value> at) {
+    SmallVector<IRMapping> maps;
+    for (unsigned k = 0; k < plan.factor; ++k) {
+      maps.push_back(mappingFor(k));
+      maps.back().map(plan.index, at[k]);
+    }
+    llvm::DenseSet<Operation *> moved(plan.hoisted.begin(), plan.hoisted.end());
+    moved.insert(plan.sunk.begin(), plan.sunk.end());
+    for (Operation *op : plan.hoisted)
+      for (unsigned k = 0; k < plan.factor; ++k)
+        cloneAccess(op, maps[k], k);
+    for (unsigned k = 0; k < plan.factor; ++k)
+      for (Operation &op : plan.body->without_terminator())
+        if (!moved.contains(&op))
+          b.clone(op, maps[k]);
+    for (Operation *op : plan.sunk)
+      for (unsigned k = 0; k < plan.factor; ++k)
+        cloneAccess(op, maps[k], k);
+  }
+
+  /// The access `op` of logical thread `k`; the first of a run is aligned.
+  void cloneAccess(Operation *op, IRMapping &map, unsigned k) {
+    Operation *copy = b.clone(*op, map);
+    if (k == 0)
+      copy->setAttr("align", b.getI64IntegerAttr(plan.alignment.lookup(bufferOf(op))));
+  }
+
+  Plan &plan;
+  OpBuilder b;
+  Location loc;
+  Value logicalGrid, threads;
+  SmallVector<Value> logical; ///< the ids of the V logical threads
+};
+
+struct KuiperVectorizePass : impl::KuiperVectorizeBase<KuiperVectorizePass> {
+  using KuiperVectorizeBase::KuiperVectorizeBase;
+
+  void runOnOperation() override {
+    getOperation().walk([&](KernelOp kernel) {
+      std::string why;
+      FailureOr<Plan> plan = match(kernel, vectorBytes, why);
+      if (failed(plan)) {
+        kernel->setAttr("kuiper.not_vectorized", StringAttr::get(&getContext(), why));
+        return;
+      }
+      Rewriter(*plan).run();
+    });
+  }
+};
+
+} // namespace
+} // namespace kuiper
