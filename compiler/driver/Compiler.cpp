@@ -226,12 +226,14 @@ void vectorizeVerified(ModuleImpl &impl, const VerifyOptions &vopts) {
       continue;
     std::string rewrite = std::to_string(epa.getInt()) +
                           " elements per thread with aligned vector accesses";
+    std::string grid = " (launch grid: the source's x grid / " +
+                       std::to_string(epa.getInt()) + ", rounded up)";
     auto proof = reports.find(k.name);
     if (proof != reports.end() && proof->second->verdict == Verdict::Verified) {
       KernelReport replaced = *proof->second;
       unsigned sourceChecks = k.checks.size();
       replaced.timeMs += k.timeMs;
-      replaced.lowered = rewrite + ", verified again (the kernel as written: " +
+      replaced.lowered = rewrite + grid + ", verified again (the kernel as written: " +
                          std::to_string(sourceChecks) + " checks proved)";
       k = std::move(replaced);
       continue;
