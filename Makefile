@@ -6,8 +6,12 @@ EXAMPLES := $(sort $(wildcard examples/*.kp))
 # ccache, where installed, makes rebuilds of other checkouts cheap.
 CCACHE_LAUNCHER := $(if $(shell command -v ccache 2>/dev/null),\
   -DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+DIST_BUILD ?= build-dist
+# lld links the static LLVM/MLIR into libkuiper.so in about a second (GNU ld: minutes).
+LLD_LINKER := $(if $(shell command -v ld.lld 2>/dev/null),-DLLVM_USE_LINKER=lld)
 
-.PHONY: all setup configure build demo check check-sanitize fuzz gpu-check kernelbench install clean
+.PHONY: all setup configure build demo check check-sanitize fuzz gpu-check gpu-bench kernelbench \
+  dist install clean
 
 all: build
 
@@ -62,12 +66,29 @@ fuzz: configure
 gpu-check: configure
 	BUILD=$(BUILD) scripts/gpu-check.sh
 
+# Kuiper's kernels beside PyTorch eager (GB/s, GFLOP/s for SGEMM, a device copy as the
+# limit) and their ptxas registers/spills beside nvcc's for bench/*.cu (docs/performance.md).
+# Without a GPU it prints the register table and "no GPU: ...; timings not run".
+gpu-bench: build
+	BUILD=$(BUILD) scripts/gpu-bench $(GPU_BENCH_ARGS)
+
 # KernelBench level 1 (examples/kernelbench): verify every problem's kernel and print one
 # table (verdict, checks, obligations, time, derived tolerance, trusted items, what is missing),
 # totals and the slowest five. KB_ARGS='--report json' for machines, '--report markdown' for docs.
 # Exits 1 when a verdict differs from its file's EXPECT line.
 kernelbench: build
 	scripts/kernelbench --kuiperc $(KUIPERC) --check-expect $(KB_ARGS)
+
+# The self-contained release bundle (docs/dist.md): LLVM/MLIR linked statically into
+# libkuiper.so, in $(DIST_BUILD) (Release; link jobs one at a time), bundled libz3,
+# $(DIST_BUILD)/kuiper-VERSION-linux-x86_64.tar.xz, then its smoke test.
+$(DIST_BUILD)/build.ninja:
+	cmake -G Ninja -S . -B $(DIST_BUILD) -DCMAKE_BUILD_TYPE=Release -DKUIPER_STATIC_LLVM=ON \
+	  -DLLVM_PARALLEL_LINK_JOBS=1 -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit \
+	  $(LLD_LINKER) $(CCACHE_LAUNCHER)
+
+dist: setup $(DIST_BUILD)/build.ninja
+	scripts/dist $(DIST_BUILD)
 
 install: build
 	cmake --install $(BUILD) --prefix $(PREFIX)

@@ -7,10 +7,12 @@
 //
 //===----------------------------------------------------------------------===//
 #include "kuiper/Compiler.h"
+#include "kuiper/Executor.h"
 #include "compiler/driver/Driver.h"
 
 #include "llvm/Support/Error.h"
 
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
@@ -52,6 +54,10 @@ const char *const kUsage =
     "  --jobs N               solver threads (default: one per core)\n"
     "  --no-cache             do not use the obligation cache\n"
     "  --no-replay            do not replay counterexamples on the CPU executor\n"
+    "  --launch NAME=VALUE,...\n"
+    "                         after compiling, print on stdout (JSON) the launch each\n"
+    "                         kernel gets for these scalar arguments: grid, block and\n"
+    "                         buffer shapes, evaluated on the compiled module\n"
     "  --help                 print this help\n"
     "  --version              print the version\n"
     "\n"
@@ -74,6 +80,9 @@ struct Options {
   bool noReplay = false;
   bool noVectorize = false;
   bool debugInfo = false;
+  /// --launch: scalar arguments (name, text) whose launch shapes to print.
+  std::vector<std::pair<std::string, std::string>> launchArgs;
+  bool launch = false;
 };
 
 int usageError(const std::string &message) {
@@ -183,6 +192,19 @@ int parseArgs(int argc, char **argv, Options &o) {
       if (!parseUnsigned(v, n) || (a == "--timeout" && n == 0))
         return usageError("option '" + a + "' needs a positive integer, got '" + v + "'");
       (a == "--timeout" ? o.timeoutSeconds : a == "--jobs" ? o.jobs : o.budgetSeconds) = n;
+    } else if (a == "--launch") {
+      std::string list;
+      if (!takeValue(list))
+        return needsValue(a);
+      o.launch = true;
+      std::stringstream items(list);
+      std::string item;
+      while (std::getline(items, item, ',')) {
+        size_t eq = item.find('=');
+        if (eq == std::string::npos || eq == 0)
+          return usageError("--launch takes NAME=VALUE[,NAME=VALUE...], got '" + item + "'");
+        o.launchArgs.push_back({item.substr(0, eq), item.substr(eq + 1)});
+      }
     } else if (a == "-") {
       return usageError("reading from stdin is not supported");
     } else if (!a.empty() && a[0] == '-') {
@@ -263,48 +285,116 @@ int emitAST(const Options &o, const std::string &out) {
   return writeOutput(out, os.str()) ? Verified : Internal;
 }
 
-int run(const Options &o) {
-  std::string out = outputPath(o);
-  if (o.emit == "ast")
-    return emitAST(o, out);
-
-  CompileOptions copts;
-  copts.arch = o.arch;
-  copts.importPaths = o.importPaths;
-  copts.solverTimeoutMs = o.timeoutSeconds * 1000;
-  copts.budgetSeconds = o.budgetSeconds;
-  // Progress for slow kernels, as ninja shows it: only on a terminal and
-  // only with the text report.
-  if (o.report == "text" && isatty(2))
-    copts.progress = [](const std::string &line) {
-      std::cerr << "kuiperc: " << line << "\n";
-    };
-  copts.jobs = o.jobs;
-  copts.useCache = !o.noCache;
-  copts.replay = !o.noReplay;
-  copts.releaseSolverMemory = false; // the process exits right after
-  copts.keepSMT = o.emit == "smt";
-  copts.verify = !o.noVerify && o.emit != "mlir";
-  copts.emitPTX = o.emit == "ptx" && !o.verifyOnly;
-  // The rewrite is verified again: worth it only for what is lowered.
-  copts.vectorize = !o.noVectorize && !o.verifyOnly &&
-                    oneOf(o.emit, {"ptx", "llvm", "lowered-mlir"});
-
-  if (o.noVerify)
-    std::cerr << "warning: verification skipped (--no-verify): nothing was verified\n";
-
-  Compiler compiler(copts);
-  Result<Module> result = compiler.compileFile(o.input);
-  if (!result) {
-    std::cerr << result.error().message;
-    if (!result.error().message.empty() && result.error().message.back() != '\n')
-      std::cerr << "\n";
-    return result.error().code == CheckFailed ? CheckFailed
-           : result.error().code == Malformed ? Malformed
-                                               : Internal;
+std::string jsonString(const std::string &s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", c);
+      out += buf;
+    } else {
+      out += c;
+    }
   }
-  Module &module = *result;
+  return out + "\"";
+}
 
+/// Reads the text of a --launch value for a scalar parameter of `type`.
+bool parseScalar(const std::string &type, const std::string &text, ScalarValue &v) {
+  char *end = nullptr;
+  if (type == "bool" || type == "i1") {
+    if (text != "true" && text != "false" && text != "1" && text != "0")
+      return false;
+    v = text == "true" || text == "1";
+    return true;
+  }
+  if (type == "f16" || type == "bf16" || type == "f32" || type == "f64") {
+    double d = std::strtod(text.c_str(), &end);
+    v = d;
+    return end != text.c_str() && !*end;
+  }
+  long long x = std::strtoll(text.c_str(), &end, 0);
+  v = static_cast<int64_t>(x);
+  return end != text.c_str() && !*end;
+}
+
+/// One kernel's launch for the --launch arguments as a JSON object: grid and
+/// block from its launch clause, the buffers' shapes, whether requires holds.
+std::string launchJSON(const Module &module, const KernelInfo &kernel,
+                       const Options &o) {
+  std::ostringstream js;
+  js << "{\"kernel\": " << jsonString(kernel.name);
+  Args args;
+  for (const ParamInfo &p : kernel.params) {
+    if (p.kind != ParamInfo::Scalar)
+      continue;
+    const std::string *text = nullptr;
+    for (const auto &[name, value] : o.launchArgs)
+      if (name == p.name)
+        text = &value;
+    ScalarValue v;
+    if (!text)
+      return js.str() + ", \"error\": " +
+             jsonString("no value for scalar parameter '" + p.name + "'") + "}";
+    if (!parseScalar(p.type, *text, v))
+      return js.str() + ", \"error\": " +
+             jsonString("bad value '" + *text + "' for " + p.name + ": " + p.type) + "}";
+    args.set(p.name, v);
+  }
+  Result<LaunchInfo> info = Executor().describe(module, kernel.name, args);
+  if (!info)
+    return js.str() + ", \"error\": " + jsonString(info.error().message) + "}";
+  js << ", \"grid\": [" << info->grid[0] << ", " << info->grid[1] << ", " << info->grid[2]
+     << "], \"block\": [" << info->block[0] << ", " << info->block[1] << ", "
+     << info->block[2] << "], \"requires_hold\": " << (info->requiresHold ? "true" : "false");
+  if (!info->requiresHold)
+    js << ", \"failed_requires\": " << jsonString(info->failedRequires);
+  js << ", \"params\": [";
+  for (size_t i = 0; i < kernel.params.size(); ++i) {
+    const ParamInfo &p = kernel.params[i];
+    js << (i ? ", " : "") << "{\"name\": " << jsonString(p.name) << ", \"type\": "
+       << jsonString(p.type);
+    if (p.kind == ParamInfo::Scalar) {
+      js << ", \"kind\": \"scalar\", \"value\": "
+         << jsonString(toString(*args.scalar(p.name))) << "}";
+      continue;
+    }
+    js << ", \"kind\": \"buffer\", \"access\": " << jsonString(p.access) << ", \"dims\": [";
+    const std::vector<int64_t> &dims = info->bufferDims[p.name];
+    for (size_t d = 0; d < dims.size(); ++d)
+      js << (d ? ", " : "") << dims[d];
+    js << "]}";
+  }
+  return js.str() + "]}";
+}
+
+/// --launch: the launch of every kernel of the module, on stdout. Exit status 2
+/// when an argument names no scalar parameter of any kernel.
+int printLaunches(const Module &module, const Options &o) {
+  for (const auto &[name, value] : o.launchArgs) {
+    bool known = false;
+    for (const KernelInfo &k : module.kernels())
+      for (const ParamInfo &p : k.params)
+        known |= p.kind == ParamInfo::Scalar && p.name == name;
+    if (!known) {
+      std::cerr << "kuiperc: error: --launch: no kernel of " << o.input
+                << " has a scalar parameter '" << name << "'\n";
+      return Malformed;
+    }
+  }
+  std::cout << "{\"launches\": [";
+  for (size_t i = 0; i < module.kernels().size(); ++i)
+    std::cout << (i ? ", " : "") << launchJSON(module, module.kernels()[i], o);
+  std::cout << "]}\n";
+  return Verified;
+}
+
+/// Writes the requested output of a compiled module and prints its report.
+int emit(const Options &o, const CompileOptions &copts, Module &module,
+         const std::string &out) {
   if (o.emit == "mlir") {
     if (o.report != "text")
       printReport(o, module.report(), out == "-");
@@ -355,6 +445,56 @@ int run(const Options &o) {
     return Internal;
   }
   return writeOutput(out, module.ptx()) ? Verified : Internal;
+}
+
+int run(const Options &o) {
+  std::string out = outputPath(o);
+  if (o.launch && (o.report != "text" || out == "-" || o.emit == "ast"))
+    return usageError("--launch prints on stdout: it needs the text report, an output "
+                      "file or --verify-only, and a compiled module (not --emit ast)");
+  if (o.emit == "ast")
+    return emitAST(o, out);
+
+  CompileOptions copts;
+  copts.arch = o.arch;
+  copts.importPaths = o.importPaths;
+  copts.solverTimeoutMs = o.timeoutSeconds * 1000;
+  copts.budgetSeconds = o.budgetSeconds;
+  // Progress for slow kernels, as ninja shows it: only on a terminal and
+  // only with the text report.
+  if (o.report == "text" && isatty(2))
+    copts.progress = [](const std::string &line) {
+      std::cerr << "kuiperc: " << line << "\n";
+    };
+  copts.jobs = o.jobs;
+  copts.useCache = !o.noCache;
+  copts.replay = !o.noReplay;
+  copts.releaseSolverMemory = false; // the process exits right after
+  copts.keepSMT = o.emit == "smt";
+  copts.verify = !o.noVerify && o.emit != "mlir";
+  copts.emitPTX = o.emit == "ptx" && !o.verifyOnly;
+  // The rewrite is verified again: worth it only for what is lowered.
+  copts.vectorize = !o.noVectorize && !o.verifyOnly &&
+                    oneOf(o.emit, {"ptx", "llvm", "lowered-mlir"});
+
+  if (o.noVerify)
+    std::cerr << "warning: verification skipped (--no-verify): nothing was verified\n";
+
+  Compiler compiler(copts);
+  Result<Module> result = compiler.compileFile(o.input);
+  if (!result) {
+    std::cerr << result.error().message;
+    if (!result.error().message.empty() && result.error().message.back() != '\n')
+      std::cerr << "\n";
+    return result.error().code == CheckFailed ? CheckFailed
+           : result.error().code == Malformed ? Malformed
+                                               : Internal;
+  }
+  Module &module = *result;
+  int status = emit(o, copts, module, out);
+  if (status == Verified && o.launch)
+    return printLaunches(module, o);
+  return status;
 }
 
 } // namespace
