@@ -203,7 +203,7 @@ void vectorizeVerified(ModuleImpl &impl, const VerifyOptions &vopts) {
   std::map<std::string, KernelOp> candidates = kernelsByName(*rewritten);
   unsigned changed = 0;
   for (auto &[name, kernel] : candidates) {
-    if (kernel->hasAttr("kuiper.elements_per_thread")) {
+    if (kernel->hasAttr("kuiper.elements_per_thread") || kernel->hasAttr("kuiper.vector_loop")) {
       ++changed;
       continue;
     }
@@ -222,12 +222,20 @@ void vectorizeVerified(ModuleImpl &impl, const VerifyOptions &vopts) {
     if (kernel == candidates.end())
       continue;
     auto epa = kernel->second->getAttrOfType<mlir::IntegerAttr>("kuiper.elements_per_thread");
-    if (!epa)
+    auto loop = kernel->second->getAttrOfType<mlir::IntegerAttr>("kuiper.vector_loop");
+    if (!epa && !loop)
       continue;
-    std::string rewrite = std::to_string(epa.getInt()) +
-                          " elements per thread with aligned vector accesses";
-    std::string grid = " (launch grid: the source's x grid / " +
-                       std::to_string(epa.getInt()) + ", rounded up)";
+    std::string rewrite, grid;
+    if (epa) {
+      rewrite = std::to_string(epa.getInt()) +
+                " elements per thread with aligned vector accesses";
+      grid = " (launch grid: the source's x grid / " + std::to_string(epa.getInt()) +
+             ", rounded up)";
+    } else {
+      rewrite = "aligned vector accesses in its loop over " +
+                std::to_string(loop.getInt()) + " elements";
+      grid = " (launch unchanged)";
+    }
     auto proof = reports.find(k.name);
     if (proof != reports.end() && proof->second->verdict == Verdict::Verified) {
       KernelReport replaced = *proof->second;

@@ -107,7 +107,11 @@ struct Plan {
   SmallVector<Operation *> prelude;     ///< pure ops before the code
   Operation *code = nullptr;            ///< the guard or the grid-stride loop
   scf::IfOp guard;                      ///< `if i < N { body }`, or
-  ForOp loop;                           ///< `for i in gid..N step S { body }`
+  ForOp loop;                           ///< `for i in gid..N step S { body }`, or
+  ForOp threadLoop;                     ///< `for k in 0..T { i = base + k; if i < N { body } }`
+  SmallVector<Operation *> loopPrelude; ///< pure ops of threadLoop before its guard
+  Value base;                           ///< base, of threadLoop
+  int64_t trip = 0;                     ///< T, of threadLoop
   Block *body = nullptr;
   Value index;                          ///< i, in `body`
   Value bound;                          ///< N
@@ -138,8 +142,65 @@ bool dependsOnGrid(Value v) {
 
 /// Matches the code: a guard `if i < N` or a grid-stride loop
 /// `for i in gid..N step S` (S uniform, e.g. gridDim.x * blockDim.x).
+/// The constant value of `v`, if it is one.
+std::optional<int64_t> constantOf(Value v) {
+  auto op = v.getDefiningOp<arith::ConstantOp>();
+  auto attr = op ? dyn_cast<IntegerAttr>(op.getValue()) : nullptr;
+  return attr ? std::optional<int64_t>(attr.getInt()) : std::nullopt;
+}
+
+/// Matches a thread's own loop over T consecutive elements:
+/// `for k in 0..T { let i = base + k; if i < N { body } }`.
+LogicalResult matchThreadLoop(Plan &plan, ForOp loop, std::string &why) {
+  plan.threadLoop = loop;
+  plan.trip = *constantOf(loop.getHi());
+  Block &block = loop.getBody().front();
+  Value k = block.getArgument(0);
+  SmallVector<Operation *> ops;
+  for (Operation &op : block.without_terminator())
+    ops.push_back(&op);
+  auto guard = ops.empty() ? nullptr : dyn_cast<scf::IfOp>(ops.back());
+  if (!guard || guard.getNumResults() || !guard.getElseRegion().empty()) {
+    why = "the loop's body is not one `if i < n { ... }`";
+    return failure();
+  }
+  ops.pop_back();
+  plan.loopPrelude = ops;
+  for (Operation *op : ops)
+    if (!isPure(op) || op->getNumRegions() || op->getNumResults() != 1) {
+      why = "code before the loop's guard has effects";
+      return failure();
+    }
+  auto cmp = guard.getCondition().getDefiningOp<arith::CmpIOp>();
+  if (!cmp || cmp.getPredicate() != arith::CmpIPredicate::slt ||
+      !llvm::is_contained(ops, cmp.getOperation())) {
+    why = "the loop's guard is not `i < n`";
+    return failure();
+  }
+  plan.index = cmp.getLhs();
+  plan.bound = cmp.getRhs();
+  auto add = plan.index.getDefiningOp<arith::AddIOp>();
+  if (!add || (add.getLhs() != k && add.getRhs() != k)) {
+    why = "the loop's index is not base + k";
+    return failure();
+  }
+  plan.base = add.getLhs() == k ? add.getRhs() : add.getLhs();
+  if (loop->isAncestor(plan.base.getParentRegion()->getParentOp()) ||
+      (plan.bound.getDefiningOp() && loop->isAncestor(plan.bound.getDefiningOp()))) {
+    why = "the loop's base or bound changes in the loop";
+    return failure();
+  }
+  plan.body = &guard.getThenRegion().front();
+  return success();
+}
+
 LogicalResult matchCode(Plan &plan, std::string &why) {
   if (auto loop = dyn_cast<ForOp>(plan.code)) {
+    std::optional<int64_t> lo = constantOf(loop.getLo()), hi = constantOf(loop.getHi()),
+                           step = constantOf(loop.getStep());
+    if (lo == 0 && step == 1 && hi && *hi >= 2 && *hi <= 16 &&
+        llvm::hasSingleElement(loop.getInvariants().front()))
+      return matchThreadLoop(plan, loop, why);
     plan.loop = loop;
     if (!loop.getLo().getType().isInteger(32) || !isGlobalIndex(loop.getLo(), plan.blockSize)) {
       why = "the loop does not start at blockIdx.x * blockDim.x + threadIdx.x";
@@ -312,6 +373,11 @@ FailureOr<Plan> match(KernelOp kernel, unsigned vectorBytes, std::string &why) {
     why = "elements are too wide to vectorise";
     return failure();
   }
+  if (plan.threadLoop && plan.trip != plan.factor) {
+    why = "the loop runs " + std::to_string(plan.trip) + " elements, not " +
+          std::to_string(plan.factor) + " (one vector)";
+    return failure();
+  }
   for (Operation *op : llvm::concat<Operation *const>(plan.hoisted, plan.sunk)) {
     Value buffer = bufferOf(op);
     Type element = cast<BufferType>(buffer.getType()).getElementType();
@@ -326,6 +392,8 @@ public:
   Rewriter(Plan &plan) : plan(plan), b(plan.code), loc(plan.code->getLoc()) {}
 
   void run() {
+    if (plan.threadLoop)
+      return vectorizeThreadLoop();
     Type i32 = b.getI32Type();
     int64_t factor = plan.factor;
     // The logical grid G (the source's launch clause) and the new one.
@@ -401,6 +469,38 @@ public:
   }
 
 private:
+  /// `for k in 0..V { i = base + k; if i < N { body } }` becomes
+  /// `if base + V - 1 < N && aligned { V bodies, accesses merged } else { the loop }`.
+  void vectorizeThreadLoop() {
+    Value aligned = less(add(plan.base, constant(plan.factor - 1)), plan.bound);
+    for (auto [buffer, bytes] : plan.alignment)
+      aligned = arith::AndIOp::create(
+          b, loc, aligned,
+          AlignedOp::create(b, loc, b.getI1Type(), buffer, b.getI64IntegerAttr(bytes)));
+    auto branch = scf::IfOp::create(b, loc, aligned, /*withElseRegion=*/true);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(&branch.getThenRegion().front());
+      SmallVector<IRMapping> maps;
+      Value k = plan.threadLoop.getBody().front().getArgument(0);
+      for (unsigned j = 0; j < plan.factor; ++j) {
+        IRMapping map;
+        map.map(k, constant(j));
+        map.map(plan.index, add(plan.base, constant(j)));
+        for (Operation *op : plan.loopPrelude)
+          if (op->getResult(0) != plan.index)
+            b.clone(*op, map);
+        maps.push_back(std::move(map));
+      }
+      buildMovedAccesses(maps);
+      b.setInsertionPointToStart(&branch.getElseRegion().front());
+      b.clone(*plan.threadLoop);
+    }
+    eraseDeadCode(branch);
+    plan.threadLoop->erase();
+    plan.kernel->setAttr("kuiper.vector_loop", b.getI64IntegerAttr(plan.factor));
+  }
+
   Value constant(int64_t v) {
     return arith::ConstantOp::create(b, loc, b.getI32Type(), b.getI32IntegerAttr(v));
   }
@@ -484,6 +584,11 @@ private:
       maps.push_back(mappingFor(k));
       maps.back().map(plan.index, at[k]);
     }
+    buildMovedAccesses(maps);
+  }
+
+  /// The V bodies under `maps`: hoisted loads first, sunk stores last.
+  void buildMovedAccesses(SmallVectorImpl<IRMapping> &maps) {
     llvm::DenseSet<Operation *> moved(plan.hoisted.begin(), plan.hoisted.end());
     moved.insert(plan.sunk.begin(), plan.sunk.end());
     for (Operation *op : plan.hoisted)

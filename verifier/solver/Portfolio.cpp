@@ -212,22 +212,30 @@ std::optional<z3::model> kuiper::solver::findModel(z3::context &context,
 
 void kuiper::solver::solveAll(std::vector<Query> &queries, const ProofCache &cache,
                               const BatchOptions &opts) {
-  unsigned workers = opts.jobs ? opts.jobs : std::max(1u, std::thread::hardware_concurrency());
+  // Queries are dealt round-robin to lanes, each with its own Z3 context
+  // solved in order. How many lanes there are depends on the batch alone
+  // (never on the machine's cores, the --jobs option or the proof cache), so
+  // each query meets the same solver history everywhere; threads only run
+  // lanes side by side.
   size_t toSolve = 0;
   for (auto &q : queries)
-    toSolve += !q.skip && !q.trivial && !cache.contains(q.hash);
-  if (!opts.jobs && opts.queriesPerWorker)
-    workers = std::max<size_t>(1, std::min<size_t>(workers, toSolve / opts.queriesPerWorker));
+    toSolve += !q.skip && !q.trivial;
+  size_t perLane = std::max(1u, opts.queriesPerWorker);
+  unsigned lanes = static_cast<unsigned>(
+      std::clamp<size_t>(toSolve / perLane, 1, BatchOptions::kMaxLanes));
+  unsigned threads = opts.jobs ? opts.jobs : std::max(1u, std::thread::hardware_concurrency());
+  threads = std::min(threads, lanes);
   std::atomic<size_t> done{0};
   CpuWatchdog watchdog;
   std::mutex progressLock;
-  auto work = [&](size_t first) {
+  auto runLane = [&](unsigned lane) {
     // Created on the first query that needs solving: a Z3 context costs
     // milliseconds (it fills large tables), and cached or trivial queries
-    // need none.
+    // need none. Lane 0 solves in the caller's context, on the calling thread.
     std::unique_ptr<z3::context> owned;
-    z3::context *context = first == 0 ? opts.callerContext : nullptr;
-    for (size_t i = first; i < queries.size(); i += workers) {
+    z3::context *context = lane == 0 ? opts.callerContext : nullptr;
+    bool warm = context != nullptr;
+    for (size_t i = lane; i < queries.size(); i += lanes) {
       Query &q = queries[i];
       auto t0 = std::chrono::steady_clock::now();
       if (q.skip) {
@@ -241,12 +249,24 @@ void kuiper::solver::solveAll(std::vector<Query> &queries, const ProofCache &cac
         if (!context) {
           owned = std::make_unique<z3::context>();
           context = owned.get();
+          warm = false;
         }
         q.answer = solveQuery(*context, q, opts.limits, opts.keepCertificate, &watchdog,
                               &interrupted);
         if (interrupted) { // an interrupted context is not reused
           owned = std::make_unique<z3::context>();
           context = owned.get();
+          warm = false;
+        } else if (q.answer == Answer::Unknown && warm) {
+          // Z3's search depends on what its context saw before: an unknown
+          // is only final from a fresh context, where the answer depends on
+          // the query alone.
+          z3::context cold;
+          bool coldInterrupted = false;
+          q.answer = solveQuery(cold, q, opts.limits, opts.keepCertificate, &watchdog,
+                                &coldInterrupted);
+        } else {
+          warm = true;
         }
         if (q.answer == Answer::Proved)
           cache.storeProved(q.hash);
@@ -259,10 +279,15 @@ void kuiper::solver::solveAll(std::vector<Query> &queries, const ProofCache &cac
       }
     }
   };
-  std::vector<std::thread> threads;
-  for (unsigned w = 1; w < workers && w < queries.size(); ++w)
-    threads.emplace_back(work, w);
+  // Thread t runs lanes t, t + threads, ...; thread 0 is the caller.
+  auto work = [&](unsigned thread) {
+    for (unsigned lane = thread; lane < lanes; lane += threads)
+      runLane(lane);
+  };
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < threads; ++t)
+    pool.emplace_back(work, t);
   work(0);
-  for (auto &t : threads)
+  for (auto &t : pool)
     t.join();
 }

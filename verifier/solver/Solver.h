@@ -95,10 +95,12 @@ struct BatchOptions {
   /// calling thread); none: every worker creates its own. Creating a Z3
   /// context costs tens of milliseconds of table set-up.
   z3::context *callerContext = nullptr;
-  /// Queries to solve per worker thread: fewer queries than this per core
-  /// run on fewer threads (a thread needs a context of its own). Decided
-  /// from the number of queries to solve, so the split stays deterministic.
+  /// Queries per lane (a lane is a Z3 context solving its queries in order):
+  /// a batch has (queries not trivial) / this many lanes, at least one and at
+  /// most kMaxLanes, whatever the machine, --jobs or the proof cache; `jobs`
+  /// threads (at most one per lane) run them.
   unsigned queriesPerWorker = 24;
+  static constexpr size_t kMaxLanes = 4;
 };
 
 /// SHA-256 of `text` in hex.
