@@ -7,8 +7,6 @@ EXAMPLES := $(sort $(wildcard examples/*.kp))
 CCACHE_LAUNCHER := $(if $(shell command -v ccache 2>/dev/null),\
   -DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 DIST_BUILD ?= build-dist
-# lld links the static LLVM/MLIR into libkuiper.so in about a second (GNU ld: minutes).
-LLD_LINKER := $(if $(shell command -v ld.lld 2>/dev/null),-DLLVM_USE_LINKER=lld)
 
 .PHONY: all setup configure build demo check check-sanitize fuzz gpu-check gpu-bench kernelbench \
   dist install clean
@@ -69,8 +67,9 @@ gpu-check: configure
 # Kuiper's kernels beside PyTorch eager (GB/s, GFLOP/s for SGEMM, a device copy as the
 # limit) and their ptxas registers/spills beside nvcc's for bench/*.cu (docs/performance.md).
 # Without a GPU it prints the register table and "no GPU: ...; timings not run".
-gpu-bench: build
-	BUILD=$(BUILD) scripts/gpu-bench $(GPU_BENCH_ARGS)
+# KUIPERC=PATH on the command line (a release bundle's kuiperc) skips the build.
+gpu-bench: $(if $(filter command line,$(origin KUIPERC)),,build)
+	scripts/gpu-bench --kuiperc $(KUIPERC) $(GPU_BENCH_ARGS)
 
 # KernelBench level 1 (examples/kernelbench): verify every problem's kernel and print one
 # table (verdict, checks, obligations, time, derived tolerance, trusted items, what is missing),
@@ -85,7 +84,7 @@ kernelbench: build
 $(DIST_BUILD)/build.ninja:
 	cmake -G Ninja -S . -B $(DIST_BUILD) -DCMAKE_BUILD_TYPE=Release -DKUIPER_STATIC_LLVM=ON \
 	  -DLLVM_PARALLEL_LINK_JOBS=1 -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit \
-	  $(LLD_LINKER) $(CCACHE_LAUNCHER)
+	  $(CCACHE_LAUNCHER)
 
 dist: setup $(DIST_BUILD)/build.ninja
 	scripts/dist $(DIST_BUILD)
