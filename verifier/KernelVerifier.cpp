@@ -121,10 +121,12 @@ private:
   CheckResult resultOf(z3::context &z, SymExec &ex, Obligation &o, solver::Query &q);
   void vacuityResult(Obligation &o, CheckResult &c);
   void counterexample(z3::context &z, SymExec &ex, Obligation &o, CheckResult &c);
-  /// CPU seconds after which the full solver stage is stopped: what the
-  /// resource limit stands for, and at least 10 s.
+  /// CPU seconds after which the full solver stage is stopped: three times
+  /// what the resource limit stands for, and at least 30 s, so that the
+  /// resource limit (which does not depend on the machine or its load) is
+  /// what decides, and the guard only stops procedures Z3 does not count.
   double cpuGuardSeconds() const {
-    return std::max(10.0, double(opts.rlimit) / kResourceUnitsPerSecond);
+    return std::max(30.0, 3 * double(opts.rlimit) / kResourceUnitsPerSecond);
   }
 };
 

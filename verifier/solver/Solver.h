@@ -46,9 +46,10 @@ struct Limits {
   /// time of its thread. CPU time, not wall-clock time, so that a loaded
   /// machine gives the same answers; it only ever turns an answer into
   /// Unknown.
-  double cpuGuardSeconds = 10;
-  /// The same for each cheap first stage.
-  double quickCpuGuardSeconds = 5;
+  double cpuGuardSeconds = 30;
+  /// The same for each cheap first stage (about three times what
+  /// quickRlimit stands for).
+  double quickCpuGuardSeconds = 8;
 };
 
 /// One query of the portfolio.
