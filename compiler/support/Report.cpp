@@ -35,8 +35,12 @@ namespace {
 // JSON writing
 //===----------------------------------------------------------------------===//
 
+std::string quote(const std::string &s) { return jsonQuote(s); }
+
+} // namespace
+
 /// `s` as a JSON string literal (RFC 8259 escaping; UTF-8 passed through).
-std::string quote(const std::string &s) {
+std::string jsonQuote(const std::string &s) {
   std::string out = "\"";
   for (unsigned char c : s) {
     switch (c) {
@@ -59,6 +63,8 @@ std::string quote(const std::string &s) {
   }
   return out + "\"";
 }
+
+namespace {
 
 /// A JSON number; non-finite values (not representable in JSON) become null.
 std::string number(double v, const char *fmt = "%.3f") {

@@ -102,6 +102,9 @@ struct Report {
 /// The Kuiper version, e.g. "0.1.0".
 const char *version();
 
+/// `s` as a JSON string literal, quotes included (RFC 8259 escaping).
+std::string jsonQuote(const std::string &s);
+
 } // namespace kuiper
 
 #endif

@@ -46,26 +46,6 @@ int bad(const std::string &msg) {
   return 2;
 }
 
-std::string jsonStr(const std::string &s) {
-  std::string o = "\"";
-  for (char c : s) {
-    switch (c) {
-    case '"': o += "\\\""; break;
-    case '\\': o += "\\\\"; break;
-    case '\n': o += "\\n"; break;
-    case '\t': o += "\\t"; break;
-    default:
-      if ((unsigned char)c < 0x20) {
-        char b[8];
-        std::snprintf(b, sizeof b, "\\u%04x", c);
-        o += b;
-      } else {
-        o += c;
-      }
-    }
-  }
-  return o + "\"";
-}
 
 bool isFloatType(const std::string &t) {
   return t == "f16" || t == "bf16" || t == "f32" || t == "f64";
@@ -245,11 +225,11 @@ int runKernel(const Options &o, const Module &mod, const KernelInfo &k,
 void printJson(const Options &o, const KernelInfo &k, const Args &args,
                const LaunchInfo &L, const RunOutcome &run, bool failed) {
   std::ostringstream js;
-  js << "{\"file\": " << jsonStr(o.file) << ", \"kernel\": " << jsonStr(k.name)
-     << ", \"device\": " << jsonStr(run.deviceName) << ", \"scalars\": {";
+  js << "{\"file\": " << jsonQuote(o.file) << ", \"kernel\": " << jsonQuote(k.name)
+     << ", \"device\": " << jsonQuote(run.deviceName) << ", \"scalars\": {";
   bool first = true;
   for (auto &[name, v] : args.allScalars()) {
-    js << (first ? "" : ", ") << jsonStr(name) << ": " << jsonStr(toString(v));
+    js << (first ? "" : ", ") << jsonQuote(name) << ": " << jsonQuote(toString(v));
     first = false;
   }
   js << "}, \"grid\": [" << L.grid[0] << ", " << L.grid[1] << ", " << L.grid[2]
@@ -261,13 +241,13 @@ void printJson(const Options &o, const KernelInfo &k, const Args &args,
   const std::vector<Violation> &violations = run.result.violations;
   for (size_t i = 0; i < violations.size(); ++i) {
     const Violation &v = violations[i];
-    js << (i ? ", " : "") << "{\"kind\": " << jsonStr(checkName(v.kind))
-       << ", \"message\": " << jsonStr(v.message)
-       << ", \"location\": " << jsonStr(v.location) << ", \"count\": " << v.count
+    js << (i ? ", " : "") << "{\"kind\": " << jsonQuote(checkName(v.kind))
+       << ", \"message\": " << jsonQuote(v.message)
+       << ", \"location\": " << jsonQuote(v.location) << ", \"count\": " << v.count
        << ", \"details\": {";
     for (size_t j = 0; j < v.details.size(); ++j)
-      js << (j ? ", " : "") << jsonStr(v.details[j].first) << ": "
-         << jsonStr(v.details[j].second);
+      js << (j ? ", " : "") << jsonQuote(v.details[j].first) << ": "
+         << jsonQuote(v.details[j].second);
     js << "}}";
   }
   js << "], \"outputs\": {";
@@ -276,11 +256,11 @@ void printJson(const Options &o, const KernelInfo &k, const Args &args,
     if (p.kind != ParamInfo::Buffer || p.access == "in")
       continue;
     const HostBuffer *b = args.buffer(p.name);
-    js << (first ? "" : ", ") << jsonStr(p.name) << ": [";
+    js << (first ? "" : ", ") << jsonQuote(p.name) << ": [";
     first = false;
     int64_t n = std::min<int64_t>(b->numElements(), 16);
     for (int64_t i = 0; i < n; ++i)
-      js << (i ? ", " : "") << jsonStr(b->str(i));
+      js << (i ? ", " : "") << jsonQuote(b->str(i));
     js << "]";
   }
   js << "}, \"ok\": " << (failed ? "false" : "true") << "}\n";

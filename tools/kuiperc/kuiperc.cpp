@@ -285,22 +285,6 @@ int emitAST(const Options &o, const std::string &out) {
   return writeOutput(out, os.str()) ? Verified : Internal;
 }
 
-std::string jsonString(const std::string &s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", c);
-      out += buf;
-    } else {
-      out += c;
-    }
-  }
-  return out + "\"";
-}
 
 /// Reads the text of a --launch value for a scalar parameter of `type`.
 bool parseScalar(const std::string &type, const std::string &text, ScalarValue &v) {
@@ -326,7 +310,7 @@ bool parseScalar(const std::string &type, const std::string &text, ScalarValue &
 std::string launchJSON(const Module &module, const KernelInfo &kernel,
                        const Options &o) {
   std::ostringstream js;
-  js << "{\"kernel\": " << jsonString(kernel.name);
+  js << "{\"kernel\": " << jsonQuote(kernel.name);
   Args args;
   for (const ParamInfo &p : kernel.params) {
     if (p.kind != ParamInfo::Scalar)
@@ -338,31 +322,31 @@ std::string launchJSON(const Module &module, const KernelInfo &kernel,
     ScalarValue v;
     if (!text)
       return js.str() + ", \"error\": " +
-             jsonString("no value for scalar parameter '" + p.name + "'") + "}";
+             jsonQuote("no value for scalar parameter '" + p.name + "'") + "}";
     if (!parseScalar(p.type, *text, v))
       return js.str() + ", \"error\": " +
-             jsonString("bad value '" + *text + "' for " + p.name + ": " + p.type) + "}";
+             jsonQuote("bad value '" + *text + "' for " + p.name + ": " + p.type) + "}";
     args.set(p.name, v);
   }
   Result<LaunchInfo> info = Executor().describe(module, kernel.name, args);
   if (!info)
-    return js.str() + ", \"error\": " + jsonString(info.error().message) + "}";
+    return js.str() + ", \"error\": " + jsonQuote(info.error().message) + "}";
   js << ", \"grid\": [" << info->grid[0] << ", " << info->grid[1] << ", " << info->grid[2]
      << "], \"block\": [" << info->block[0] << ", " << info->block[1] << ", "
      << info->block[2] << "], \"requires_hold\": " << (info->requiresHold ? "true" : "false");
   if (!info->requiresHold)
-    js << ", \"failed_requires\": " << jsonString(info->failedRequires);
+    js << ", \"failed_requires\": " << jsonQuote(info->failedRequires);
   js << ", \"params\": [";
   for (size_t i = 0; i < kernel.params.size(); ++i) {
     const ParamInfo &p = kernel.params[i];
-    js << (i ? ", " : "") << "{\"name\": " << jsonString(p.name) << ", \"type\": "
-       << jsonString(p.type);
+    js << (i ? ", " : "") << "{\"name\": " << jsonQuote(p.name) << ", \"type\": "
+       << jsonQuote(p.type);
     if (p.kind == ParamInfo::Scalar) {
       js << ", \"kind\": \"scalar\", \"value\": "
-         << jsonString(toString(*args.scalar(p.name))) << "}";
+         << jsonQuote(toString(*args.scalar(p.name))) << "}";
       continue;
     }
-    js << ", \"kind\": \"buffer\", \"access\": " << jsonString(p.access) << ", \"dims\": [";
+    js << ", \"kind\": \"buffer\", \"access\": " << jsonQuote(p.access) << ", \"dims\": [";
     const std::vector<int64_t> &dims = info->bufferDims[p.name];
     for (size_t d = 0; d < dims.size(); ++d)
       js << (d ? ", " : "") << dims[d];
