@@ -185,6 +185,10 @@ LogicalResult matchThreadLoop(Plan &plan, ForOp loop, std::string &why) {
     return failure();
   }
   plan.base = add.getLhs() == k ? add.getRhs() : add.getLhs();
+  if (!plan.base.getType().isInteger(32) || !plan.bound.getType().isInteger(32)) {
+    why = "the loop's index is not i32";
+    return failure();
+  }
   if (loop->isAncestor(plan.base.getParentRegion()->getParentOp()) ||
       (plan.bound.getDefiningOp() && loop->isAncestor(plan.bound.getDefiningOp()))) {
     why = "the loop's base or bound changes in the loop";
@@ -199,6 +203,7 @@ LogicalResult matchCode(Plan &plan, std::string &why) {
     std::optional<int64_t> lo = constantOf(loop.getLo()), hi = constantOf(loop.getHi()),
                            step = constantOf(loop.getStep());
     if (lo == 0 && step == 1 && hi && *hi >= 2 && *hi <= 16 &&
+        loop.getLo().getType().isInteger(32) &&
         llvm::hasSingleElement(loop.getInvariants().front()))
       return matchThreadLoop(plan, loop, why);
     plan.loop = loop;

@@ -4,8 +4,9 @@
 // the input itself under another name), semantic checks, the expansion
 // limits, printing the diagnostics and dumping the AST. Built with
 // KUIPER_FUZZ_CODEGEN, a module that checked is also turned into kuiper IR,
-// which must then pass the MLIR verifier: a checked program whose IR does
-// not verify is a bug, reported as a crash. The Z3 verifier is not run.
+// which must then pass the MLIR verifier, before and after --kuiper-vectorize:
+// a checked program whose IR does not verify is a bug, reported as a crash.
+// The Z3 verifier is not run.
 //
 // Usage: see `make fuzz`, or run the binary with libFuzzer's flags:
 //   build-fuzz/bin/kuiper-fuzz CORPUS_DIR -max_total_time=60
@@ -16,8 +17,10 @@
 
 #ifdef KUIPER_FUZZ_CODEGEN
 #include "compiler/codegen/MLIRGen.h"
+#include "kuiper/Transforms/Passes.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/Pass/PassManager.h"
 #endif
 
 #include <cstdint>
@@ -59,8 +62,18 @@ void generateIR(const ast::Module &m) {
     errors += d.str() + "\n";
     return mlir::success();
   });
-  if (!mlirGen(ctx, m)) {
+  auto module = mlirGen(ctx, m);
+  if (!module) {
     std::fprintf(stderr, "kuiper-fuzz: checked program gives invalid IR:\n%s",
+                 errors.c_str());
+    std::abort();
+  }
+  // The vectorizing rewrite must give valid IR for every program (whether it
+  // applies or not); the pass manager verifies its result.
+  mlir::PassManager pm(&ctx);
+  pm.addPass(createKuiperVectorize());
+  if (mlir::failed(pm.run(*module))) {
+    std::fprintf(stderr, "kuiper-fuzz: --kuiper-vectorize gives invalid IR:\n%s",
                  errors.c_str());
     std::abort();
   }
