@@ -130,14 +130,14 @@ bool dependsOnThread(Value v) {
   return llvm::any_of(def->getOperands(), dependsOnThread);
 }
 
-/// Whether `v` is computed from gridDim.
-bool dependsOnGrid(Value v) {
+/// Whether `v` is computed from the thread's or block's id (gridDim aside).
+bool dependsOnIds(Value v) {
   Operation *def = v.getDefiningOp();
   if (!def)
     return false;
-  if (isa<GridDimOp>(def))
+  if (isa<ThreadIdOp, BlockIdOp, LaneIdOp, WarpIdOp>(def))
     return true;
-  return llvm::any_of(def->getOperands(), dependsOnGrid);
+  return llvm::any_of(def->getOperands(), dependsOnIds);
 }
 
 /// Matches the code: a guard `if i < N` or a grid-stride loop
@@ -211,8 +211,7 @@ LogicalResult matchCode(Plan &plan, std::string &why) {
       why = "the loop does not start at blockIdx.x * blockDim.x + threadIdx.x";
       return failure();
     }
-    if (dependsOnThread(loop.getHi()) ||
-        (dependsOnThread(loop.getStep()) && !dependsOnGrid(loop.getStep()))) {
+    if (dependsOnThread(loop.getHi()) || dependsOnIds(loop.getStep())) {
       why = "the loop's bound or step depends on the thread";
       return failure();
     }
