@@ -56,6 +56,13 @@ cmake = shutil.which("cmake")
 if cmake:
     config.available_features.add("cmake")
     generator = "-G Ninja" if shutil.which("ninja") else ""
+    # A sanitizer build's libkuiper.so needs the embedding program built with
+    # the same sanitizers (their runtime must come first).
+    sanitize = [f for f in getattr(config, "kuiper_cxx_flags", "").split()
+                if f.startswith("-fsanitize=")]
+    if sanitize:
+        flags = " ".join(sanitize)
+        generator += f' "-DCMAKE_CXX_FLAGS={flags}" "-DCMAKE_EXE_LINKER_FLAGS={flags}"'
     config.substitutions.append(("%cmake-generator", generator))
     config.substitutions.append(("%cmake", cmake))
 

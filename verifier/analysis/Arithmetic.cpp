@@ -49,7 +49,7 @@ z3::expr SymExec::intOp(Operation &op) {
   if (isa<arith::DivSIOp, arith::RemSIOp>(op)) {
     z3::expr b = get(op.getOperand(1));
     int64_t bc;
-    z3::expr minv = z.int_val(-(int64_t(1) << (w - 1)));
+    z3::expr minv = z.int_val(signedMin(w));
     if (!inSpec)
       addObligation(CheckId::Overflow, op.getLoc(), "the divisor is not zero",
                     "division by zero", b != 0);
@@ -390,10 +390,8 @@ bool SymExec::execFloatOp(Operation &op) {
     bool isSigned = isa<arith::FPToSIOp>(op);
     unsigned w = op.getResult(0).getType().getIntOrFloatBitWidth();
     z3::expr x = get(op.getOperand(0));
-    z3::expr lo = isSigned ? z.int_val(-(int64_t(1) << (w - 1)))
-                           : z.int_val(0);
-    z3::expr hi = isSigned ? (w >= 64 ? z.int_val("9223372036854775807")
-                                      : z.int_val((int64_t)((uint64_t(1) << (w - 1)) - 1)))
+    z3::expr lo = isSigned ? z.int_val(signedMin(w)) : z.int_val(0);
+    z3::expr hi = isSigned ? z.int_val(signedMax(w))
                            : (w >= 64 ? z.int_val("18446744073709551615")
                                       : z.int_val((int64_t)((uint64_t(1) << w) - 1)));
     z3::expr truncated = z.int_val(0);

@@ -191,8 +191,8 @@ void SymExec::run() {
     params.push_back({name, c});
     if (auto it = dyn_cast<IntegerType>(t); it && it.getWidth() > 1) {
       unsigned w = it.getWidth();
-      assumeFact(FactKind::Always, c >= z.int_val(-(int64_t(1) << (w - 1))) &&
-                                  c <= z.int_val((int64_t)((uint64_t(1) << (w - 1)) - 1)));
+      assumeFact(FactKind::Always,
+                 c >= z.int_val(signedMin(w)) && c <= z.int_val(signedMax(w)));
     }
   }
   entryState = state;

@@ -15,6 +15,7 @@
 
 #include <z3++.h>
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <optional>
@@ -144,6 +145,12 @@ inline std::string exprKey(const z3::expr &e) {
   return std::to_string(Z3_get_ast_id(e.ctx(), e));
 }
 /// Whether `e` is an integer numeral; its value in `v`.
+/// The largest and smallest value of a signed integer of `w` bits (1..64),
+/// computed without signed overflow.
+inline int64_t signedMax(unsigned w) {
+  return int64_t((uint64_t(1) << (std::min(w, 64u) - 1)) - 1);
+}
+inline int64_t signedMin(unsigned w) { return -signedMax(w) - 1; }
 inline bool isConst(const z3::expr &e, int64_t &v) {
   return e.is_numeral_i64(v);
 }

@@ -8,8 +8,8 @@ using namespace kuiper::verifier;
 void SymExec::checkOverflow(Operation &op, z3::expr r, unsigned width, bool isSigned) {
   if (inSpec || width <= 1)
     return;
-  z3::expr lo = z.int_val(isSigned ? -(int64_t(1) << (width - 1)) : 0);
-  z3::expr hi = isSigned ? z.int_val((int64_t)((uint64_t(1) << (width - 1)) - 1))
+  z3::expr lo = z.int_val(isSigned ? signedMin(width) : 0);
+  z3::expr hi = isSigned ? z.int_val(signedMax(width))
                          : z.int_val((uint64_t)(width == 64 ? ~uint64_t(0) : (uint64_t(1) << width) - 1));
   addObligation(CheckId::Overflow, op.getLoc(),
                 "the " + op.getName().getStringRef().str() + " result fits in i" + std::to_string(width),
