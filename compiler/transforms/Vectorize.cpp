@@ -419,11 +419,7 @@ public:
     threads = mul(logicalGrid, constant(plan.blockSize));
     for (int64_t k = 0; k < factor; ++k)
       logical.push_back(k ? add(base, constant(k)) : base);
-    Value aligned = less(logical.back(), threads);
-    for (auto [buffer, bytes] : plan.alignment)
-      aligned = arith::AndIOp::create(
-          b, loc, aligned,
-          AlignedOp::create(b, loc, b.getI1Type(), buffer, b.getI64IntegerAttr(bytes)));
+    Value aligned = andAligned(less(logical.back(), threads));
 
     if (plan.guard) {
       // `if i < N`: logical thread k's i is its id.
@@ -476,11 +472,7 @@ private:
   /// `for k in 0..V { i = base + k; if i < N { body } }` becomes
   /// `if base + V - 1 < N && aligned { V bodies, accesses merged } else { the loop }`.
   void vectorizeThreadLoop() {
-    Value aligned = less(add(plan.base, constant(plan.factor - 1)), plan.bound);
-    for (auto [buffer, bytes] : plan.alignment)
-      aligned = arith::AndIOp::create(
-          b, loc, aligned,
-          AlignedOp::create(b, loc, b.getI1Type(), buffer, b.getI64IntegerAttr(bytes)));
+    Value aligned = andAligned(less(add(plan.base, constant(plan.factor - 1)), plan.bound));
     auto branch = scf::IfOp::create(b, loc, aligned, /*withElseRegion=*/true);
     {
       OpBuilder::InsertionGuard guard(b);
@@ -503,6 +495,15 @@ private:
     eraseDeadCode(branch);
     plan.threadLoop->erase();
     plan.kernel->setAttr("kuiper.vector_loop", b.getI64IntegerAttr(plan.factor));
+  }
+
+  /// `condition` and `kuiper.aligned` of every vectorised buffer.
+  Value andAligned(Value condition) {
+    for (auto [buffer, bytes] : plan.alignment)
+      condition = arith::AndIOp::create(
+          b, loc, condition,
+          AlignedOp::create(b, loc, b.getI1Type(), buffer, b.getI64IntegerAttr(bytes)));
+    return condition;
   }
 
   Value constant(int64_t v) {
