@@ -338,6 +338,22 @@ FailureOr<Plan> match(KernelOp kernel, unsigned vectorBytes, std::string &why) {
         it->second = it->second && atIndex;
     }
   });
+  // A body that reads back what it wrote is left alone: the rewrite would
+  // keep that order, but its proof gets hard (and the source's is enough).
+  {
+    llvm::DenseSet<Value> stored;
+    bool readBack = false;
+    plan.body->walk([&](Operation *op) {
+      if (auto store = dyn_cast<StoreOp>(op))
+        stored.insert(store.getRef());
+      else if (auto load = dyn_cast<LoadOp>(op); load && stored.contains(load.getRef()))
+        readBack = true;
+    });
+    if (readBack) {
+      why = "the body reads a buffer after writing it";
+      return failure();
+    }
+  }
   // A load is hoisted when nothing before it writes its buffer.
   llvm::DenseSet<Value> written;
   for (Operation &op : *plan.body) {
