@@ -57,12 +57,15 @@ template <typename DimOp> bool isDimX(Value v) {
   return op && op.getDim() == 0;
 }
 
-/// `v` is the constant `c`.
-bool isConstant(Value v, int64_t c) {
+/// The constant value of `v`, if it is one.
+std::optional<int64_t> constantOf(Value v) {
   auto op = v.getDefiningOp<arith::ConstantOp>();
   auto attr = op ? dyn_cast<IntegerAttr>(op.getValue()) : nullptr;
-  return attr && attr.getInt() == c;
+  return attr ? std::optional<int64_t>(attr.getInt()) : std::nullopt;
 }
+
+/// `v` is the constant `c`.
+bool isConstant(Value v, int64_t c) { return constantOf(v) == c; }
 
 /// `v` is `blockIdx.x * B + threadIdx.x` (either operand order).
 bool isGlobalIndex(Value v, int64_t blockSize) {
@@ -120,34 +123,21 @@ struct Plan {
   llvm::MapVector<Value, int64_t> alignment; ///< vectorised buffer -> bytes
 };
 
-/// Whether `v` is computed from the thread's or block's id or from gridDim.
-bool dependsOnThread(Value v) {
+/// Whether `v` is computed from an op of one of `Ops`.
+template <typename... Ops> bool dependsOn(Value v) {
   Operation *def = v.getDefiningOp();
   if (!def)
     return false;
-  if (isa<ThreadIdOp, BlockIdOp, GridDimOp, LaneIdOp, WarpIdOp>(def))
-    return true;
-  return llvm::any_of(def->getOperands(), dependsOnThread);
+  return isa<Ops...>(def) || llvm::any_of(def->getOperands(), dependsOn<Ops...>);
+}
+
+/// Whether `v` is computed from the thread's or block's id or from gridDim.
+bool dependsOnThread(Value v) {
+  return dependsOn<ThreadIdOp, BlockIdOp, GridDimOp, LaneIdOp, WarpIdOp>(v);
 }
 
 /// Whether `v` is computed from the thread's or block's id (gridDim aside).
-bool dependsOnIds(Value v) {
-  Operation *def = v.getDefiningOp();
-  if (!def)
-    return false;
-  if (isa<ThreadIdOp, BlockIdOp, LaneIdOp, WarpIdOp>(def))
-    return true;
-  return llvm::any_of(def->getOperands(), dependsOnIds);
-}
-
-/// Matches the code: a guard `if i < N` or a grid-stride loop
-/// `for i in gid..N step S` (S uniform, e.g. gridDim.x * blockDim.x).
-/// The constant value of `v`, if it is one.
-std::optional<int64_t> constantOf(Value v) {
-  auto op = v.getDefiningOp<arith::ConstantOp>();
-  auto attr = op ? dyn_cast<IntegerAttr>(op.getValue()) : nullptr;
-  return attr ? std::optional<int64_t>(attr.getInt()) : std::nullopt;
-}
+bool dependsOnIds(Value v) { return dependsOn<ThreadIdOp, BlockIdOp, LaneIdOp, WarpIdOp>(v); }
 
 /// Matches a thread's own loop over T consecutive elements:
 /// `for k in 0..T { let i = base + k; if i < N { body } }`.
