@@ -1,6 +1,9 @@
 //===- Sums.cpp - Sums over ranges in spec clauses --------------------------===//
 #include "verifier/analysis/SymExec.h"
+
 #include "llvm/ADT/StringExtras.h"
+
+#include <functional>
 
 using namespace mlir;
 using namespace kuiper;
@@ -146,6 +149,31 @@ z3::expr SymExec::symbolicSum(SumOp op, z3::expr lo, z3::expr hi, int64_t s) {
 z3::expr SymExec::fextremum(z3::expr a, z3::expr b, bool isMin) {
   if (a.is_int() || a.is_real())
     return isMin ? z3::ite(b < a, b, a) : z3::ite(b > a, b, a);
+  // The operation's identity (-inf for maximum, +inf for minimum) gives the
+  // other operand bit for bit, NaN included. Folding it here keeps a kernel's
+  // `m = -inf; m = fmaximum(m, v0); ...` the same term as the spec's
+  // max(...) fold, which starts at its first term.
+  // Only shallow terms are simplified (a constant such as `-1.0 / 0.0`), so
+  // that a long fold does not simplify its accumulator at every step.
+  std::function<bool(const z3::expr &, int)> shallow = [&](const z3::expr &e, int depth) {
+    if (!e.is_app() || depth > 3)
+      return false;
+    for (unsigned i = 0; i < e.num_args(); ++i)
+      if (!shallow(e.arg(i), depth + 1))
+        return false;
+    return true;
+  };
+  auto isIdentity = [&](const z3::expr &e) {
+    if (!shallow(e, 0))
+      return false;
+    z3::expr v = e.simplify();
+    return v.is_app() &&
+           v.decl().decl_kind() == (isMin ? Z3_OP_FPA_PLUS_INF : Z3_OP_FPA_MINUS_INF);
+  };
+  if (isIdentity(a))
+    return b;
+  if (isIdentity(b))
+    return a;
   z3::expr an = z3::expr(z, Z3_mk_fpa_is_nan(z, a)), bn = z3::expr(z, Z3_mk_fpa_is_nan(z, b));
   z3::expr gt = z3::expr(z, Z3_mk_fpa_gt(z, a, b)), lt = z3::expr(z, Z3_mk_fpa_lt(z, a, b));
   z3::expr zeros = z3::expr(z, Z3_mk_fpa_is_zero(z, a)) && z3::expr(z, Z3_mk_fpa_is_zero(z, b));
