@@ -49,6 +49,13 @@ bool hasApproxClauses(KernelOp kernel) {
   return approx;
 }
 
+/// Whether a kernel has exact barrier contracts.
+bool hasExactContracts(KernelOp kernel) {
+  bool exact = false;
+  kernel.walk([&](BarrierOp b) { exact |= !b.getContract().empty() && !b.getApprox(); });
+  return exact;
+}
+
 /// The rounding bound of an approx clause with rounding depth `depth`.
 Tolerance toleranceOf(const std::string &clause, int depth) {
   Tolerance t;
@@ -111,7 +118,11 @@ private:
   std::chrono::steady_clock::time_point start;
   std::set<std::string> trusted;
 
-  void verifyInMode(z3::context &z, FloatMode mode, KernelReport &report);
+  /// Adds the results of the proof in `mode` to `report`. With
+  /// `exactContractsOverReals` (Real mode), adds nothing and returns false
+  /// unless every exact barrier contract is proven over the reals too.
+  bool verifyInMode(z3::context &z, FloatMode mode, KernelReport &report,
+                    bool exactContractsOverReals = false);
   /// Queries of the obligations `which` (all when empty).
   std::vector<solver::Query> buildQueries(z3::context &z, SymExec &ex,
                                           const std::vector<size_t> &which = {});
@@ -137,7 +148,12 @@ KernelReport KernelVerifier::run() {
   auto *context = new z3::context;
   try {
     verifyInMode(*context, FloatMode::Exact, report);
-    if (hasApproxClauses(kernel))
+    // The proof over the reals first assumes the exact barrier contracts as
+    // well (a shared tile that copies an input), after proving them over the
+    // reals; where one does not hold there, it is proven without them.
+    if (hasApproxClauses(kernel) &&
+        !(hasExactContracts(kernel) &&
+          verifyInMode(*context, FloatMode::Real, report, /*exactContractsOverReals=*/true)))
       verifyInMode(*context, FloatMode::Real, report);
   } catch (z3::exception &e) {
     CheckResult c = resultAt(CheckId::Internal, srcLoc(kernel.getLoc()));
@@ -153,12 +169,16 @@ KernelReport KernelVerifier::run() {
   return report;
 }
 
-void KernelVerifier::verifyInMode(z3::context &z, FloatMode mode, KernelReport &report) {
+bool KernelVerifier::verifyInMode(z3::context &z, FloatMode mode, KernelReport &report,
+                                  bool exactContractsOverReals) {
   auto t0 = std::chrono::steady_clock::now();
   SymExec ex(z, kernel, mode);
+  ex.exactContractsOverReals = exactContractsOverReals;
   ex.run();
   LLVM_DEBUG(llvm::dbgs() << "symbolic execution: " << msSince(t0) << " ms, "
                           << ex.obligations.size() << " obligations\n");
+  if (exactContractsOverReals && !ex.unsupportedReason.empty())
+    return false;
   trusted.insert(ex.trusted.begin(), ex.trusted.end());
   if (!ex.unsupportedReason.empty()) {
     SrcLoc at = ex.unsupportedLoc.file.empty() ? srcLoc(kernel.getLoc()) : ex.unsupportedLoc;
@@ -166,16 +186,22 @@ void KernelVerifier::verifyInMode(z3::context &z, FloatMode mode, KernelReport &
     c.status = CheckStatus::Unknown;
     c.message = "not verified: " + ex.unsupportedReason;
     report.checks.push_back(c);
-    return;
+    return true;
   }
+  std::vector<solver::Query> queries = buildQueries(z, ex);
+  solve(z, queries, ex);
+  if (exactContractsOverReals)
+    for (size_t i = 0; i < queries.size(); ++i)
+      if (ex.obligations[i].overReals && !queries[i].trivial &&
+          queries[i].answer != solver::Answer::Proved)
+        return false;
   for (auto &[clause, depth] : ex.tolerances)
     report.tolerances.push_back(toleranceOf(clause, depth));
   if (mode == FloatMode::Real)
     trusted.insert("approx clauses: proven over the reals assuming finite inputs; "
                    "rounding bound reported per clause");
-  std::vector<solver::Query> queries = buildQueries(z, ex);
-  solve(z, queries, ex);
   addResults(z, ex, queries, report);
+  return true;
 }
 
 /// The assumptions of an obligation, with the valid facts about the terms
@@ -379,7 +405,10 @@ void KernelVerifier::counterexample(z3::context &z, SymExec &ex, Obligation &o,
   solver::Limits limits;
   limits.rlimit = opts.rlimit;
   limits.cpuGuardSeconds = cpuGuardSeconds();
-  std::optional<z3::model> model = solver::findModel(cx, asserts, limits);
+  std::vector<z3::expr> small;
+  for (auto &param : ex.params)
+    small.push_back(inCx(param.term));
+  std::optional<z3::model> model = solver::findModel(cx, asserts, limits, small);
   if (!model)
     return;
   z3::model &m = *model;

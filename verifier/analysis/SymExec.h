@@ -83,6 +83,9 @@ struct Obligation {
   /// first attempt on. If a lemma is not proven, the obligation is solved
   /// again without them, so that a failure gets its own counterexample.
   std::vector<z3::expr> byLemma;
+  /// An exact barrier contract checked over the reals (see
+  /// SymExec::exactContractsOverReals).
+  bool overReals = false;
 };
 
 /// A memory access of the symbolic thread.
@@ -182,6 +185,9 @@ private:
   z3::context &z;
   kuiper::KernelOp kernel;
   FloatMode mode;
+  /// In Real mode: also check, then assume, the exact barrier contracts (a
+  /// tile copy holds over the reals as well; the approx proof may need it).
+  bool exactContractsOverReals = false;
   int64_t block[3];
 
   // Thread model.

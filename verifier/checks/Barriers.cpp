@@ -29,11 +29,13 @@ void SymExec::execBarrier(BarrierOp op) {
   // enclosing barrier loops as this thread: the block runs them in lockstep.
   mergeInterval(lockstepIters);
   if (!op.getContract().empty()) {
-    // An approx contract belongs to the proof over the reals. An exact one is
-    // proven and assumed in both: the real-valued execution must satisfy it
-    // too before an approx clause may rely on it (a copy into shared memory
-    // does; a contract that holds only because of rounding does not).
-    bool applies = !op.getApprox() || mode == FloatMode::Real;
+    // An approx contract belongs to the proof over the reals. An exact one
+    // belongs to the IEEE proof, and to the one over the reals when asked:
+    // the real-valued execution must then satisfy it too before an approx
+    // clause relies on it (a copy into shared memory does; a contract that
+    // holds only because of rounding does not).
+    bool applies = op.getApprox() ? mode == FloatMode::Real
+                                  : mode == FloatMode::Exact || exactContractsOverReals;
     if (applies) {
       std::vector<z3::expr> extra;
       std::vector<Observable> obs;
@@ -42,11 +44,9 @@ void SymExec::execBarrier(BarrierOp op) {
       addObligation(CheckId::BarrierContract, op.getLoc(),
                     overReals ? "the barrier contract holds over the reals when the block arrives"
                               : "the barrier contract holds when the block arrives",
-                    overReals ? "the barrier contract may not hold over the reals when the block "
-                                "arrives (the kernel's approx clauses are proven over the reals and "
-                                "rely on it)"
-                              : "the barrier contract may not hold when the block arrives",
+                    "the barrier contract may not hold when the block arrives",
                     g, extra, obs);
+      obligations.back().overReals = overReals;
     }
     for (auto &[mem, mi] : mems) {
       if (!mi.shared)

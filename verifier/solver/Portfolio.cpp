@@ -191,16 +191,80 @@ Answer kuiper::solver::solveQuery(z3::context &context, Query &query, const Limi
   }
 }
 
+namespace {
+
+/// Shrinks the integer terms `small` of `m`, a model of `s`: for each term in
+/// turn, the smallest of a few bounds on its magnitude that keeps `s`
+/// satisfiable within an eighth of the quick limit stays asserted (at most
+/// three tries fail). A counterexample with
+/// n = 3 is one a reader, and the replay on the CPU executor, can follow.
+z3::model shrinkModel(z3::context &context, z3::solver &s, z3::model m,
+                      const std::vector<z3::expr> &small, const Limits &limits,
+                      CpuWatchdog &watchdog) {
+  s.set(resourceLimit(context, limits.quickRlimit / 8));
+  unsigned failures = 0;
+  for (const z3::expr &t : small) {
+    if (!t.is_int())
+      continue;
+    int64_t v = 0;
+    if (!m.eval(t, true).is_numeral_i64(v))
+      v = INT64_MAX;
+    uint64_t magnitude = v < 0 ? uint64_t(-(v + 1)) + 1 : uint64_t(v);
+    for (int64_t bound : {2, 8, 64, 1024}) {
+      if (uint64_t(bound) >= magnitude || failures >= 3)
+        break;
+      s.push();
+      s.add(t >= context.int_val(-bound) && t <= context.int_val(bound));
+      bool interrupted = false;
+      GuardedCall guard(&watchdog, context, limits.quickCpuGuardSeconds, &interrupted);
+      z3::check_result r = s.check();
+      if (r == z3::sat) {
+        m = s.get_model();
+        break; // the bound stays
+      }
+      s.pop();
+      ++failures;
+      if (r == z3::unknown)
+        break;
+      if (interrupted)
+        return m;
+    }
+  }
+  return m;
+}
+
+} // namespace
+
 std::optional<z3::model> kuiper::solver::findModel(z3::context &context,
                                                    const z3::expr_vector &asserts,
-                                                   const Limits &limits) {
+                                                   const Limits &limits,
+                                                   const std::vector<z3::expr> &small) {
   CpuWatchdog watchdog;
   try {
+    // First with every term of `small` in [-64, 64], under a quarter of the
+    // quick limit: most failures show on small shapes.
+    if (!small.empty()) {
+      z3::expr_vector bounded(context); // (copying a vector would share it)
+      for (const z3::expr &a : asserts)
+        bounded.push_back(a);
+      for (const z3::expr &t : small)
+        if (t.is_int())
+          bounded.push_back(t >= context.int_val(-64) && t <= context.int_val(64));
+      Limits quick = limits;
+      quick.rlimit = limits.quickRlimit / 4;
+      z3::solver s = stageSolver(context, Stage::Default, bounded, quick);
+      bool interrupted = false;
+      z3::check_result r = checkStage(context, s, Stage::Default, quick, &watchdog, &interrupted);
+      if (r == z3::sat)
+        return shrinkModel(context, s, s.get_model(), small, limits, watchdog);
+      if (interrupted)
+        return std::nullopt;
+    }
     for (Stage stage : {Stage::Simplex, Stage::Default}) {
       z3::solver s = stageSolver(context, stage, asserts, limits);
       bool interrupted = false;
       if (checkStage(context, s, stage, limits, &watchdog, &interrupted) == z3::sat)
-        return s.get_model();
+        return shrinkModel(context, s, s.get_model(), small, limits, watchdog);
       if (interrupted)
         return std::nullopt; // the context is cancelled
     }

@@ -160,9 +160,12 @@ Answer solveQuery(z3::context &context, Query &query, const Limits &limits,
                   bool *interrupted = nullptr);
 
 /// A model of `asserts` (in `context`) found by the portfolio's stages that
-/// can answer sat, each under `limits`; nothing if none finds one.
+/// can answer sat, each under `limits`; nothing if none finds one. The
+/// integer terms `small` (a kernel's parameters) are then made small where
+/// the constraints allow (see shrinkModel in Portfolio.cpp).
 std::optional<z3::model> findModel(z3::context &context, const z3::expr_vector &asserts,
-                                   const Limits &limits);
+                                   const Limits &limits,
+                                   const std::vector<z3::expr> &small = {});
 
 /// Decides every query on worker threads, each with its own context; a
 /// static split keeps each worker's history, and so the answers, the same
