@@ -126,6 +126,8 @@ private:
   /// Queries of the obligations `which` (all when empty).
   std::vector<solver::Query> buildQueries(z3::context &z, SymExec &ex,
                                           const std::vector<size_t> &which = {});
+  solver::BatchOptions batchOptions(z3::context &z) const;
+  solver::ProofCache proofCache() const;
   void solve(z3::context &z, std::vector<solver::Query> &queries, SymExec &ex);
   void addResults(z3::context &z, SymExec &ex, std::vector<solver::Query> &queries,
                   KernelReport &report);
@@ -188,13 +190,27 @@ bool KernelVerifier::verifyInMode(z3::context &z, FloatMode mode, KernelReport &
     report.checks.push_back(c);
     return true;
   }
+  if (exactContractsOverReals) {
+    // The contracts over the reals first, one by one: the first that is not
+    // proven ends this attempt before the rest is solved.
+    for (size_t i = 0; i < ex.obligations.size(); ++i) {
+      if (!ex.obligations[i].overReals)
+        continue;
+      ex.obligations[i].byLemma.clear(); // proven on its own
+      std::vector<solver::Query> one = buildQueries(z, ex, {i});
+      if (one[0].trivial)
+        continue;
+      // Under the quick limit: a contract that holds over the reals is
+      // usually a copy; one that needs more effort costs only the facts.
+      solver::BatchOptions quick = batchOptions(z);
+      quick.limits.rlimit = quick.limits.quickRlimit;
+      solver::solveAll(one, proofCache(), quick);
+      if (one[0].answer != solver::Answer::Proved)
+        return false;
+    }
+  }
   std::vector<solver::Query> queries = buildQueries(z, ex);
   solve(z, queries, ex);
-  if (exactContractsOverReals)
-    for (size_t i = 0; i < queries.size(); ++i)
-      if (ex.obligations[i].overReals && !queries[i].trivial &&
-          queries[i].answer != solver::Answer::Proved)
-        return false;
   for (auto &[clause, depth] : ex.tolerances)
     report.tolerances.push_back(toleranceOf(clause, depth));
   if (mode == FloatMode::Real)
@@ -256,7 +272,7 @@ std::vector<solver::Query> KernelVerifier::buildQueries(z3::context &z, SymExec 
   return queries;
 }
 
-void KernelVerifier::solve(z3::context &z, std::vector<solver::Query> &queries, SymExec &ex) {
+solver::BatchOptions KernelVerifier::batchOptions(z3::context &z) const {
   solver::BatchOptions batch;
   batch.limits.rlimit = opts.rlimit;
   batch.limits.quickRlimit = std::min<uint64_t>(opts.rlimit, batch.limits.quickRlimit);
@@ -266,6 +282,18 @@ void KernelVerifier::solve(z3::context &z, std::vector<solver::Query> &queries, 
   batch.keepCertificate = opts.keepSMT;
   if (opts.budgetSeconds > 0)
     batch.deadline = start + std::chrono::milliseconds(int64_t(opts.budgetSeconds * 1000));
+  return batch;
+}
+
+solver::ProofCache KernelVerifier::proofCache() const {
+  return solver::ProofCache(opts.useCache ? (opts.cacheDir.empty()
+                                                 ? solver::ProofCache::defaultDirectory()
+                                                 : opts.cacheDir)
+                                          : "");
+}
+
+void KernelVerifier::solve(z3::context &z, std::vector<solver::Query> &queries, SymExec &ex) {
+  solver::BatchOptions batch = batchOptions(z);
   auto lastReport = std::chrono::steady_clock::now();
   if (opts.progress)
     batch.progress = [&](size_t done, size_t total, size_t last) {
@@ -278,10 +306,7 @@ void KernelVerifier::solve(z3::context &z, std::vector<solver::Query> &queries, 
                     std::to_string(total) + " obligations, last: " + checkName(o.id) + " at " +
                     o.loc.file + ":" + std::to_string(o.loc.line));
     };
-  solver::ProofCache cache(opts.useCache
-                               ? (opts.cacheDir.empty() ? solver::ProofCache::defaultDirectory()
-                                                        : opts.cacheDir)
-                               : "");
+  solver::ProofCache cache = proofCache();
   solver::solveAll(queries, cache, batch);
   // Obligations proven with lemma instances stand only if every lemma is
   // proven (the verdict is unknown otherwise); when one is not, solve them

@@ -1,6 +1,8 @@
 //===- Barriers.cpp - Barrier intervals and barrier contracts ---------------===//
 #include "verifier/analysis/SymExec.h"
 
+#include <set>
+
 using namespace mlir;
 using namespace kuiper;
 using namespace kuiper::verifier;
@@ -48,8 +50,18 @@ void SymExec::execBarrier(BarrierOp op) {
                     g, extra, obs);
       obligations.back().overReals = overReals;
     }
+    // The shared arrays written since the last barrier become arbitrary
+    // except for what the contract states (its summary replaces the merge of
+    // those writes); the others keep their state, which is exact, so that a
+    // later phase's contract does not forget an earlier phase's array
+    // (softmax: the maximum's tree, then the sum's, whose contract reads the
+    // maximum).
+    std::set<const void *> written;
+    for (auto &e : events)
+      if (e->interval == interval && e->kind != Event::Read)
+        written.insert(e->mem);
     for (auto &[mem, mi] : mems) {
-      if (!mi.shared)
+      if (!mi.shared || !written.count(mem))
         continue;
       auto node = std::make_shared<MemNode>();
       node->kind = MemNode::Base;
