@@ -397,12 +397,17 @@ solveLaunch(const Module &m, const KernelInfo &info, const Args &args,
 } // namespace
 
 void fillInputs(const Module &module, const std::string &kernel, Args &args,
-                uint64_t seed, bool edge) {
+                uint64_t seed, bool edge, bool indices) {
   const KernelInfo *k = module.kernel(kernel);
   if (!k)
     return;
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> u(-2.0, 2.0);
+  // Indices: below the smallest positive integer scalar (a size).
+  int64_t indexBound = 0;
+  for (auto &[name, v] : args.allScalars())
+    if (auto *i = std::get_if<int64_t>(&v); i && *i > 0)
+      indexBound = indexBound ? std::min(indexBound, *i) : *i;
   for (const ParamInfo &p : k->params) {
     if (p.kind != ParamInfo::Buffer || p.access == "out")
       continue;
@@ -415,6 +420,8 @@ void fillInputs(const Module &module, const std::string &kernel, Args &args,
         b->set(i, edge ? edgeFloat(rng, b->elemType) : u(rng));
       } else if (b->elemType == "bool") {
         b->set(i, rng() % 2);
+      } else if (indices) {
+        b->set(i, indexBound ? (double)(int64_t)(rng() % uint64_t(indexBound)) : 0.0);
       } else if (edge && rng() % 2) {
         static const int64_t e32[] = {0, -1, 1, 2147483647, -2147483647 - 1};
         static const int64_t e64[] = {0, -1, 1, std::numeric_limits<int64_t>::max(),

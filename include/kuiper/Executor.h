@@ -228,9 +228,11 @@ Result<std::vector<std::string>> chooseScalars(const Module &module,
 /// Fills the `in` and `inout` buffers of `kernel` bound in `args` with
 /// seeded random values: floats in [-2, 2), integers in [-100, 100], bools
 /// 0/1. With `edge`, half of the values are edge cases instead (+-0, +-inf,
-/// NaN, denormals, huge and tiny values; INT_MIN/INT_MAX, -1, 0, 1).
+/// NaN, denormals, huge and tiny values; INT_MIN/INT_MAX, -1, 0, 1). With
+/// `indices`, integer buffers hold indices instead: values in [0, B) for B
+/// the smallest positive integer scalar of `args` (class targets, gathers).
 void fillInputs(const Module &module, const std::string &kernel, Args &args,
-                uint64_t seed, bool edge = false);
+                uint64_t seed, bool edge = false, bool indices = false);
 
 /// Builds a Module from kuiper IR text (no front end, no verification):
 /// for tests, replay and `kuiper-run file.mlir`.
