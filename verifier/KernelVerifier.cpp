@@ -190,6 +190,7 @@ bool KernelVerifier::verifyInMode(z3::context &z, FloatMode mode, KernelReport &
     report.checks.push_back(c);
     return true;
   }
+  std::vector<size_t> provenFirst;
   if (exactContractsOverReals) {
     // The contracts over the reals first, one by one: the first that is not
     // proven ends this attempt before the rest is solved.
@@ -207,9 +208,12 @@ bool KernelVerifier::verifyInMode(z3::context &z, FloatMode mode, KernelReport &
       solver::solveAll(one, proofCache(), quick);
       if (one[0].answer != solver::Answer::Proved)
         return false;
+      provenFirst.push_back(i);
     }
   }
   std::vector<solver::Query> queries = buildQueries(z, ex);
+  for (size_t i : provenFirst)
+    queries[i].proved = true; // not solved again
   solve(z, queries, ex);
   for (auto &[clause, depth] : ex.tolerances)
     report.tolerances.push_back(toleranceOf(clause, depth));

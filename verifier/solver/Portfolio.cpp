@@ -196,8 +196,8 @@ namespace {
 /// Shrinks the integer terms `small` of `m`, a model of `s`: for each term in
 /// turn, the smallest of a few bounds on its magnitude that keeps `s`
 /// satisfiable within an eighth of the quick limit stays asserted (at most
-/// three tries fail). A counterexample with
-/// n = 3 is one a reader, and the replay on the CPU executor, can follow.
+/// three tries fail). A counterexample with n = 3 is one a reader, and the
+/// replay on the CPU executor, can follow.
 z3::model shrinkModel(z3::context &context, z3::solver &s, z3::model m,
                       const std::vector<z3::expr> &small, const Limits &limits,
                       CpuWatchdog &watchdog) {
@@ -283,7 +283,7 @@ void kuiper::solver::solveAll(std::vector<Query> &queries, const ProofCache &cac
   // lanes side by side.
   size_t toSolve = 0;
   for (auto &q : queries)
-    toSolve += !q.skip && !q.trivial;
+    toSolve += !q.skip && !q.trivial && !q.proved;
   size_t perLane = std::max(1u, opts.queriesPerWorker);
   unsigned lanes = static_cast<unsigned>(
       std::clamp<size_t>(toSolve / perLane, 1, BatchOptions::kMaxLanes));
@@ -304,7 +304,7 @@ void kuiper::solver::solveAll(std::vector<Query> &queries, const ProofCache &cac
       auto t0 = std::chrono::steady_clock::now();
       if (q.skip) {
         q.answer = Answer::Unknown;
-      } else if (q.trivial || cache.contains(q.hash)) {
+      } else if (q.trivial || q.proved || cache.contains(q.hash)) {
         q.answer = Answer::Proved;
       } else if (opts.deadline && t0 > *opts.deadline) {
         q.answer = Answer::NotAttempted;

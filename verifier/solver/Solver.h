@@ -59,6 +59,7 @@ struct Query {
   std::string hash;        ///< SHA-256 of `smt` (the cache key)
   bool trivial = false;    ///< the goal simplified to true
   bool skip = false;       ///< not to be solved (e.g. unsupported)
+  bool proved = false;     ///< proven before the batch: solveAll keeps it
   Answer answer = Answer::Unknown;
   double ms = 0;           ///< wall time spent (for reports, never for verdicts)
   std::string certificate; ///< the SMT text that proved it (with keepCertificate)
