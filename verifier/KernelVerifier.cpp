@@ -227,12 +227,12 @@ bool KernelVerifier::verifyInMode(z3::context &z, FloatMode mode, KernelReport &
 /// The assumptions of an obligation, with the valid facts about the terms
 /// it mentions.
 static std::vector<z3::expr> assumptionsOf(SymExec &ex, const Obligation &o) {
-  std::vector<z3::expr> all = ex.scopeAssumptions(o.scope);
+  std::vector<z3::expr> all = ex.scopeAssumptions(o);
   all.insert(all.end(), o.assumptions.begin(), o.assumptions.end());
   all.insert(all.end(), o.byLemma.begin(), o.byLemma.end());
   std::vector<z3::expr> roots = all;
   roots.push_back(*o.goal); // for the relevance walk only
-  for (auto &f : ex.relevantFacts(roots))
+  for (auto &f : ex.relevantFacts(roots, o))
     all.push_back(f);
   roots = all;
   roots.push_back(*o.goal);

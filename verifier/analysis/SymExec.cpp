@@ -113,12 +113,19 @@ void SymExec::addObligation(CheckId id, Location loc, const std::string &msg,
     o.assumptions.push_back(e);
   o.goal = goal;
   o.observables = std::move(obs);
+  o.visibleFacts = orderedFacts.size();
   obligations.push_back(std::move(o));
 }
 
-std::vector<z3::expr> SymExec::scopeAssumptions(Obligation::Scope scope) const {
+std::vector<z3::expr> SymExec::scopeAssumptions(const Obligation &o) const {
+  Obligation::Scope scope = o.scope;
   std::vector<z3::expr> all;
-  for (const auto &[kind, fact] : orderedFacts) {
+  for (size_t i = 0; i < orderedFacts.size(); ++i) {
+    const auto &[kind, fact] = orderedFacts[i];
+    if (kind == FactKind::Contract && i >= o.visibleFacts)
+      continue; // a barrier contract the program has not reached yet
+    if (!factDescribes[i].empty())
+      continue; // taken by relevantFacts() where the goal needs it
     bool wanted = kind == FactKind::Always ||
                   ((kind == FactKind::Shape || kind == FactKind::Contract) &&
                    scope != Obligation::Scope::Launch) ||
@@ -289,8 +296,9 @@ z3::expr SymExec::evalGoal(Region &r, std::vector<z3::expr> &extra, std::vector<
 /// those whose term occurs in the roots or, transitively, in facts already
 /// taken. Leaving the others out is sound (fewer assumptions) and keeps
 /// queries small.
-std::vector<z3::expr> SymExec::relevantFacts(const std::vector<z3::expr> &roots) const {
-  std::set<unsigned> seen;
+std::vector<z3::expr> SymExec::relevantFacts(const std::vector<z3::expr> &roots,
+                                             const Obligation &o) const {
+  std::set<unsigned> seen, seenDecls;
   std::vector<z3::expr> todo(roots.begin(), roots.end());
   auto walk = [&](const z3::expr &root) {
     std::vector<z3::expr> stack{root};
@@ -299,10 +307,12 @@ std::vector<z3::expr> SymExec::relevantFacts(const std::vector<z3::expr> &roots)
       stack.pop_back();
       if (!seen.insert(Z3_get_ast_id(z, e)).second)
         continue;
-      if (e.is_app())
+      if (e.is_app()) {
+        if (e.num_args() > 0)
+          seenDecls.insert(Z3_get_func_decl_id(z, e.decl()));
         for (unsigned i = 0; i < e.num_args(); ++i)
           stack.push_back(e.arg(i));
-      else if (e.is_quantifier() || e.is_lambda())
+      } else if (e.is_quantifier() || e.is_lambda())
         stack.push_back(e.body());
     }
   };
@@ -310,8 +320,28 @@ std::vector<z3::expr> SymExec::relevantFacts(const std::vector<z3::expr> &roots)
     walk(r);
   std::vector<z3::expr> out;
   std::vector<bool> taken(termFacts.size(), false);
+  // The describing facts this obligation may assume (scopeAssumptions()
+  // left them out), taken in their order once a function they describe
+  // occurs.
+  std::vector<size_t> describing;
+  if (o.scope != Obligation::Scope::Launch)
+    for (size_t i = 0; i < orderedFacts.size() && i < o.visibleFacts; ++i)
+      if (!factDescribes[i].empty())
+        describing.push_back(i);
+  std::vector<bool> describingTaken(describing.size(), false);
   for (bool changed = true; changed;) {
     changed = false;
+    for (size_t k = 0; k < describing.size(); ++k) {
+      if (describingTaken[k])
+        continue;
+      const std::vector<unsigned> &fns = factDescribes[describing[k]];
+      if (std::none_of(fns.begin(), fns.end(), [&](unsigned d) { return seenDecls.count(d); }))
+        continue;
+      describingTaken[k] = true;
+      changed = true;
+      out.push_back(orderedFacts[describing[k]].second);
+      walk(orderedFacts[describing[k]].second);
+    }
     for (size_t i = 0; i < termFacts.size(); ++i) {
       if (taken[i] || !seen.count(Z3_get_ast_id(z, termFacts[i].first)))
         continue;

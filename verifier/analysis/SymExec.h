@@ -16,6 +16,7 @@
 #include <z3++.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <optional>
@@ -86,6 +87,11 @@ struct Obligation {
   /// An exact barrier contract checked over the reals (see
   /// SymExec::exactContractsOverReals).
   bool overReals = false;
+  /// How many of SymExec::orderedFacts were assumed when the obligation was
+  /// made: barrier contracts assumed later are not visible to it. A barrier
+  /// contract's own arrival check must not assume that contract (a false
+  /// contract would prove itself and everything after it).
+  size_t visibleFacts = SIZE_MAX;
 };
 
 /// A memory access of the symbolic thread.
@@ -167,9 +173,9 @@ public:
   void run();
 
   /// The assumptions an obligation of `scope` is proven under.
-  std::vector<z3::expr> scopeAssumptions(Obligation::Scope scope) const;
+  std::vector<z3::expr> scopeAssumptions(const Obligation &o) const;
   /// Valid facts about the terms that occur in `roots`.
-  std::vector<z3::expr> relevantFacts(const std::vector<z3::expr> &roots) const;
+  std::vector<z3::expr> relevantFacts(const std::vector<z3::expr> &roots, const Obligation &o) const;
   /// Monotonicity facts about the integer products in `roots`.
   std::vector<z3::expr> productFacts(const std::vector<z3::expr> &roots) const;
 
@@ -209,7 +215,16 @@ private:
   /// ones an obligation may assume.
   enum class FactKind { Always, Shape, Contract, ThreadExists };
   std::vector<std::pair<FactKind, z3::expr>> orderedFacts;
-  void assumeFact(FactKind kind, z3::expr fact) { orderedFacts.push_back({kind, fact}); }
+  /// For each of orderedFacts: the functions it describes (a barrier
+  /// contract's fresh shared-array states). A fact that describes some is
+  /// assumed only by an obligation that mentions one of them, directly or
+  /// through another fact taken (relevantFacts): a quantified contract about
+  /// an array the goal never reads only slows the solver down.
+  std::vector<std::vector<unsigned>> factDescribes;
+  void assumeFact(FactKind kind, z3::expr fact, std::vector<unsigned> describes = {}) {
+    orderedFacts.push_back({kind, fact});
+    factDescribes.push_back(std::move(describes));
+  }
   void splitKernelObligations();
   /// Valid facts about particular terms (sum definitions, writers' facts),
   /// added to an obligation only when the term occurs in it.

@@ -7,6 +7,26 @@ using namespace mlir;
 using namespace kuiper;
 using namespace kuiper::verifier;
 
+/// Whether an application of the function with id `declId` occurs in `e`.
+static bool mentionsDecl(const z3::expr &e, unsigned declId) {
+  std::set<unsigned> seen;
+  std::vector<z3::expr> stack{e};
+  while (!stack.empty()) {
+    z3::expr x = stack.back();
+    stack.pop_back();
+    if (!seen.insert(x.id()).second)
+      continue;
+    if (x.is_app()) {
+      if (x.num_args() > 0 && Z3_get_func_decl_id(x.ctx(), x.decl()) == declId)
+        return true;
+      for (unsigned i = 0; i < x.num_args(); ++i)
+        stack.push_back(x.arg(i));
+    } else if (x.is_quantifier() || x.is_lambda())
+      stack.push_back(x.body());
+  }
+  return false;
+}
+
 void SymExec::mergeInterval(const std::set<unsigned> &fixedIters) {
   std::map<const void *, std::vector<const Event *>> writes;
   for (auto &e : events)
@@ -60,6 +80,7 @@ void SymExec::execBarrier(BarrierOp op) {
     for (auto &e : events)
       if (e->interval == interval && e->kind != Event::Read)
         written.insert(e->mem);
+    std::vector<unsigned> fresh;
     for (auto &[mem, mi] : mems) {
       if (!mi.shared || !written.count(mem))
         continue;
@@ -74,6 +95,7 @@ void SymExec::execBarrier(BarrierOp op) {
         sorts.push_back(z.int_sort());
       node->fn = z.function((mi.name + "!after_barrier" + std::to_string(freshIds++)).c_str(), sorts,
                             sortOf(mi.elemType));
+      fresh.push_back(Z3_get_func_decl_id(z, *node->fn));
       state[mem] = node;
     }
     if (applies) {
@@ -94,10 +116,21 @@ void SymExec::execBarrier(BarrierOp op) {
       }
       for (auto &b : binders)
         bound.push_back(b.term);
-      z3::expr hyp = blockRange;
+      // Only where the block reached the barrier: its path condition (the
+      // loop iterations that exist, uniform branches) guards the contract, so
+      // that a loop that runs no iteration assumes nothing.
+      z3::expr hyp = blockRange && pc.substitute(f, t);
       for (auto &r : ranges)
         hyp = hyp && r.substitute(f, t);
-      assumeFact(FactKind::Contract, z3::forall(bound, z3::implies(hyp, body.substitute(f, t))));
+      // The fresh states the contract reads: an obligation assumes it where
+      // it mentions one of them. One that reads none (all it reads was
+      // written before) is assumed everywhere after the barrier.
+      z3::expr fact = z3::forall(bound, z3::implies(hyp, body.substitute(f, t)));
+      std::vector<unsigned> describes;
+      for (unsigned d : fresh)
+        if (mentionsDecl(fact, d))
+          describes.push_back(d);
+      assumeFact(FactKind::Contract, fact, describes);
     }
   }
   interval++;
