@@ -19,6 +19,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <atomic>
 #include <condition_variable>
 #include <mutex>
@@ -325,22 +326,27 @@ void kuiper::solver::solveAll(std::vector<Query> &queries, const ProofCache &cac
           context = owned.get();
           warm = false;
         }
+        // Z3's search depends on what its context saw before (the ids of
+        // its terms): a query that takes 0.6 s in a fresh context can run
+        // out of its CPU guard in one that solved others, or that holds the
+        // symbolic execution's terms. Whatever a warm context leaves
+        // undecided, interrupted or not, is solved again in a fresh one,
+        // where the answer depends on the query alone.
+        bool wasWarm = warm;
         q.answer = solveQuery(*context, q, opts.limits, opts.keepCertificate, &watchdog,
                               &interrupted);
         if (interrupted) { // an interrupted context is not reused
           owned = std::make_unique<z3::context>();
           context = owned.get();
           warm = false;
-        } else if (q.answer == Answer::Unknown && warm) {
-          // Z3's search depends on what its context saw before: an unknown
-          // is only final from a fresh context, where the answer depends on
-          // the query alone.
+        } else {
+          warm = true;
+        }
+        if (q.answer == Answer::Unknown && wasWarm) {
           z3::context cold;
           bool coldInterrupted = false;
           q.answer = solveQuery(cold, q, opts.limits, opts.keepCertificate, &watchdog,
                                 &coldInterrupted);
-        } else {
-          warm = true;
         }
         if (q.answer == Answer::Proved)
           cache.storeProved(q.hash);
