@@ -15,10 +15,10 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <cctype>
 #include <set>
 #include <unordered_map>
 

@@ -299,24 +299,8 @@ z3::expr SymExec::evalGoal(Region &r, std::vector<z3::expr> &extra, std::vector<
 std::vector<z3::expr> SymExec::relevantFacts(const std::vector<z3::expr> &roots,
                                              const Obligation &o) const {
   std::set<unsigned> seen, seenDecls;
-  std::vector<z3::expr> todo(roots.begin(), roots.end());
-  auto walk = [&](const z3::expr &root) {
-    std::vector<z3::expr> stack{root};
-    while (!stack.empty()) {
-      z3::expr e = stack.back();
-      stack.pop_back();
-      if (!seen.insert(Z3_get_ast_id(z, e)).second)
-        continue;
-      if (e.is_app()) {
-        if (e.num_args() > 0)
-          seenDecls.insert(Z3_get_func_decl_id(z, e.decl()));
-        for (unsigned i = 0; i < e.num_args(); ++i)
-          stack.push_back(e.arg(i));
-      } else if (e.is_quantifier() || e.is_lambda())
-        stack.push_back(e.body());
-    }
-  };
-  for (auto &r : todo)
+  auto walk = [&](const z3::expr &root) { collectTerms(root, seen, seenDecls); };
+  for (auto &r : roots)
     walk(r);
   std::vector<z3::expr> out;
   std::vector<bool> taken(termFacts.size(), false);
@@ -352,6 +336,24 @@ std::vector<z3::expr> SymExec::relevantFacts(const std::vector<z3::expr> &roots,
     }
   }
   return out;
+}
+
+void SymExec::collectTerms(const z3::expr &root, std::set<unsigned> &terms,
+                           std::set<unsigned> &decls) {
+  std::vector<z3::expr> stack{root};
+  while (!stack.empty()) {
+    z3::expr e = stack.back();
+    stack.pop_back();
+    if (!terms.insert(e.id()).second)
+      continue;
+    if (e.is_app()) {
+      if (e.num_args() > 0)
+        decls.insert(Z3_get_func_decl_id(e.ctx(), e.decl()));
+      for (unsigned i = 0; i < e.num_args(); ++i)
+        stack.push_back(e.arg(i));
+    } else if (e.is_quantifier() || e.is_lambda())
+      stack.push_back(e.body());
+  }
 }
 
 /// Monotonicity of integer multiplication, instantiated for the products of

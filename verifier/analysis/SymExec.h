@@ -178,6 +178,11 @@ public:
   std::vector<z3::expr> relevantFacts(const std::vector<z3::expr> &roots, const Obligation &o) const;
   /// Monotonicity facts about the integer products in `roots`.
   std::vector<z3::expr> productFacts(const std::vector<z3::expr> &roots) const;
+  /// Adds to `terms` the ids of the terms of `root` not seen before
+  /// (quantifier bodies included) and to `decls` the ids of the functions
+  /// applied in them.
+  static void collectTerms(const z3::expr &root, std::set<unsigned> &terms,
+                           std::set<unsigned> &decls);
 
   std::vector<Obligation> obligations;
   std::set<std::string> trusted;

@@ -7,26 +7,6 @@ using namespace mlir;
 using namespace kuiper;
 using namespace kuiper::verifier;
 
-/// Whether an application of the function with id `declId` occurs in `e`.
-static bool mentionsDecl(const z3::expr &e, unsigned declId) {
-  std::set<unsigned> seen;
-  std::vector<z3::expr> stack{e};
-  while (!stack.empty()) {
-    z3::expr x = stack.back();
-    stack.pop_back();
-    if (!seen.insert(x.id()).second)
-      continue;
-    if (x.is_app()) {
-      if (x.num_args() > 0 && Z3_get_func_decl_id(x.ctx(), x.decl()) == declId)
-        return true;
-      for (unsigned i = 0; i < x.num_args(); ++i)
-        stack.push_back(x.arg(i));
-    } else if (x.is_quantifier() || x.is_lambda())
-      stack.push_back(x.body());
-  }
-  return false;
-}
-
 void SymExec::mergeInterval(const std::set<unsigned> &fixedIters) {
   std::map<const void *, std::vector<const Event *>> writes;
   for (auto &e : events)
@@ -126,9 +106,11 @@ void SymExec::execBarrier(BarrierOp op) {
       // it mentions one of them. One that reads none (all it reads was
       // written before) is assumed everywhere after the barrier.
       z3::expr fact = z3::forall(bound, z3::implies(hyp, body.substitute(f, t)));
+      std::set<unsigned> terms, applied;
+      collectTerms(fact, terms, applied);
       std::vector<unsigned> describes;
       for (unsigned d : fresh)
-        if (mentionsDecl(fact, d))
+        if (applied.count(d))
           describes.push_back(d);
       assumeFact(FactKind::Contract, fact, describes);
     }

@@ -19,7 +19,6 @@
 
 #include <algorithm>
 #include <map>
-#include <set>
 #include <atomic>
 #include <condition_variable>
 #include <mutex>
@@ -90,9 +89,16 @@ double msSince(std::chrono::steady_clock::time_point t0) {
       .count();
 }
 
-z3::params resourceLimit(z3::context &context, uint64_t rlimit) {
+/// The parameters of every solver call: the resource limit, and no nlsat.
+/// Z3 4.8's nonlinear real procedure neither counts its work against the
+/// resource limit nor stops when interrupted (a race query of a tiled-matmul
+/// mutant ran for 16 minutes; without it, unsat in 0.7 s). The nonlinear
+/// integer facts the verifier needs come from its own lemmas
+/// (SymExec::productFacts), Z3's Groebner and Horner steps and tangents.
+z3::params solverParams(z3::context &context, uint64_t rlimit) {
   z3::params p(context);
   p.set("rlimit", static_cast<unsigned>(std::min<uint64_t>(rlimit, UINT32_MAX)));
+  p.set("arith.nl.nra", false);
   return p;
 }
 
@@ -108,7 +114,7 @@ bool provedByFloatAbstraction(z3::context &context, const z3::expr_vector &asser
   if (!abstracted)
     return false;
   z3::solver s(context);
-  s.set(resourceLimit(context, limits.quickRlimit));
+  s.set(solverParams(context, limits.quickRlimit));
   for (auto a : *abstracted)
     s.add(a);
   GuardedCall guard(watchdog, context, limits.quickCpuGuardSeconds, interrupted);
@@ -135,14 +141,7 @@ z3::solver stageSolver(z3::context &context, Stage stage, const z3::expr_vector 
     s = (z3::tactic(context, "simplify") & z3::with(z3::tactic(context, "smt"), simplex))
             .mk_solver();
   }
-  z3::params p = resourceLimit(context, stage == Stage::Simplex ? limits.quickRlimit : limits.rlimit);
-  // Without nlsat: Z3 4.8's nonlinear real procedure neither counts its work
-  // against the resource limit nor stops when interrupted (a race query of a
-  // tiled-matmul mutant ran for 16 minutes; without it, unsat in 0.7 s). The
-  // nonlinear integer facts the verifier needs come from its own lemmas
-  // (SymExec::productFacts), Z3's Groebner and Horner steps and tangents.
-  p.set("arith.nl.nra", false);
-  s.set(p);
+  s.set(solverParams(context, stage == Stage::Simplex ? limits.quickRlimit : limits.rlimit));
   for (auto a : asserts)
     s.add(a);
   return s;
@@ -212,7 +211,7 @@ namespace {
 z3::model shrinkModel(z3::context &context, z3::solver &s, z3::model m,
                       const std::vector<z3::expr> &small, const Limits &limits,
                       CpuWatchdog &watchdog) {
-  s.set(resourceLimit(context, limits.quickRlimit / 8));
+  s.set(solverParams(context, limits.quickRlimit / 8));
   unsigned failures = 0;
   for (const z3::expr &t : small) {
     if (!t.is_int())
