@@ -326,15 +326,12 @@ std::vector<solver::Query> KernelVerifier::buildQueries(z3::context &z, SymExec 
     q.trivial = o.goal->simplify().is_true();
     if (q.trivial && !opts.keepSMT)
       continue;
-    z3::solver s(z);
-    for (auto &a : assumptionsOf(ex, o))
-      s.add(a);
-    s.add(!*o.goal);
-    q.smt = canonicalLetNames(s.to_smt2());
+    std::vector<z3::expr> asserts = assumptionsOf(ex, o);
+    asserts.push_back(!*o.goal);
+    q.smt = canonicalLetNames(solver::smtText(z, asserts));
     if (!o.fallback.empty()) {
-      for (auto &a : o.fallback)
-        s.add(a);
-      q.fallbackSmt = canonicalLetNames(s.to_smt2());
+      asserts.insert(asserts.end(), o.fallback.begin(), o.fallback.end());
+      q.fallbackSmt = canonicalLetNames(solver::smtText(z, asserts));
     }
     q.hash = solver::hashText(q.smt);
   }

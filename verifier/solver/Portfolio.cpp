@@ -176,6 +176,18 @@ std::string kuiper::solver::hashText(const std::string &text) {
   return out;
 }
 
+std::string kuiper::solver::smtText(z3::context &context, const std::vector<z3::expr> &asserts) {
+  z3::expr truth = context.bool_val(true);
+  std::vector<Z3_ast> fmls(asserts.begin(), asserts.end());
+  Z3_ast last = fmls.empty() ? Z3_ast(truth) : fmls.back();
+  if (!fmls.empty())
+    fmls.pop_back();
+  std::string text = Z3_benchmark_to_smtlib_string(context, "", "", "unknown", "",
+                                                   unsigned(fmls.size()), fmls.data(), last);
+  context.check_error();
+  return text;
+}
+
 Answer kuiper::solver::solveQuery(z3::context &context, Query &query, const Limits &limits,
                                   bool keepCertificate, CpuWatchdog *watchdog,
                                   bool *interrupted) {

@@ -108,6 +108,11 @@ struct BatchOptions {
 /// SHA-256 of `text` in hex.
 std::string hashText(const std::string &text);
 
+/// SMT-LIB text asserting `asserts` (what z3::solver::to_smt2 prints, without
+/// making a solver: a solver's first assertion sets up its tactics, which
+/// cost more than printing a small query).
+std::string smtText(z3::context &context, const std::vector<z3::expr> &asserts);
+
 /// Interrupts a Z3 context whose solving thread used more CPU time than
 /// allowed (Limits::cpuGuardSeconds). One watchdog thread serves a batch.
 class CpuWatchdog {
