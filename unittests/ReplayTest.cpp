@@ -312,3 +312,85 @@ TEST(Executor, EnsuresOnlyChecksOutputsComputedElsewhere) {
 }
 
 } // namespace
+
+namespace {
+
+/// A one-kernel report with one undecided check at `line`:`col`.
+Report undecided(const std::string &kernel, const std::string &id, int line, int col) {
+  CheckResult c;
+  c.id = *checkFromName(id);
+  c.status = CheckStatus::Unknown;
+  c.file = "k.kp";
+  c.line = line;
+  c.col = col;
+  c.message = "could not decide: the postcondition holds (the solver's resource limit ran out)";
+  c.failMessage = "the postcondition may not hold";
+  KernelReport k;
+  k.name = kernel;
+  k.verdict = Verdict::Unknown;
+  k.checks.push_back(c);
+  Report r;
+  r.file = "k.kp";
+  r.kernels.push_back(k);
+  return r;
+}
+
+} // namespace
+
+TEST(Falsify, UndecidedCheckFailsWhenARunShowsIt) {
+  Module m = compileNoVerify(kLeaky, "k.kp");
+  Report r = undecided("leaky_relu", "postcondition", 5, 3);
+  falsifyUndecided(m, r);
+  const CheckResult &c = r.kernels[0].checks[0];
+  EXPECT_EQ(r.kernels[0].verdict, Verdict::Failed);
+  EXPECT_EQ(c.status, CheckStatus::Failed);
+  EXPECT_EQ(c.message, "the postcondition may not hold");
+  ASSERT_TRUE(c.confirmed.has_value());
+  EXPECT_TRUE(*c.confirmed);
+  EXPECT_NE(c.observed.find("ensures failed"), std::string::npos) << c.observed;
+  ASSERT_FALSE(c.counterexample.empty());
+  EXPECT_EQ(c.counterexample[0].first, "n");
+}
+
+TEST(Falsify, CorrectKernelStaysUndecided) {
+  // A run that passes proves nothing: the check stays unknown, never proved.
+  Module m = compileNoVerify(kCopy, "k.kp");
+  Report r = undecided("copy", "postcondition", 5, 3);
+  falsifyUndecided(m, r);
+  EXPECT_EQ(r.kernels[0].verdict, Verdict::Unknown);
+  EXPECT_EQ(r.kernels[0].checks[0].status, CheckStatus::Unknown);
+  EXPECT_FALSE(r.kernels[0].checks[0].confirmed.has_value());
+}
+
+TEST(Falsify, ViolationOfAnotherLineIsNotAttributed) {
+  // The leaky kernel fails its postcondition (line 5), not a check on line 9.
+  Module m = compileNoVerify(kLeaky, "k.kp");
+  Report r = undecided("leaky_relu", "postcondition", 9, 5);
+  falsifyUndecided(m, r);
+  EXPECT_EQ(r.kernels[0].checks[0].status, CheckStatus::Unknown);
+}
+
+TEST(Falsify, RoundingIsNotAFailureOfAnApproxClause) {
+  // A sequential f32 sum of n elements is off from the exact sum by rounding
+  // only: not a violation of the approx clause, however large n is here.
+  const char *kSum = R"(
+kernel total(in x: f32[n], out s: f32[1], n: i32)
+  launch block(1) grid(1)
+  requires n >= 0 && n <= 1 << 20
+  ensures approx s[0] == sum(k in 0..n: x[k])
+{
+  var acc: f32 = 0.0;
+  for j in 0..n
+    invariant approx acc == sum(k in 0..j: x[k])
+  {
+    acc += x[j];
+  }
+  s[0] = acc;
+}
+)";
+  Module m = compileNoVerify(kSum, "k.kp");
+  Report r = undecided("total", "postcondition", 5, 3);
+  falsifyUndecided(m, r);
+  EXPECT_EQ(r.kernels[0].checks[0].status, CheckStatus::Unknown)
+      << r.kernels[0].checks[0].observed;
+}

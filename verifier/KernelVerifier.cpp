@@ -425,6 +425,7 @@ CheckResult KernelVerifier::resultOf(z3::context &z, SymExec &ex, Obligation &o,
   CheckResult c = resultAt(o.id, o.loc);
   c.timeMs = q.ms;
   c.message = o.message;
+  c.failMessage = o.failMessage;
   if (opts.keepSMT)
     c.smt = q.certificate.empty() ? q.smt : q.certificate;
   if (!o.unsupported.empty()) {

@@ -351,9 +351,12 @@ Result<Module> compile(const std::string &source, const std::string &path,
   }
   Module result(std::move(impl));
   // A failed check is confirmed (or reported as possible) by running its
-  // counterexample on the CPU executor.
-  if (opts.verify && opts.replay && !result.report().verified())
+  // counterexample on the CPU executor; an undecided one fails if a run on
+  // the executor shows it failing.
+  if (opts.verify && opts.replay && !result.report().verified()) {
     replayCounterexamples(result, result.report());
+    falsifyUndecided(result, result.report());
+  }
   return result;
 }
 

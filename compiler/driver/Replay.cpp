@@ -596,4 +596,93 @@ void replayCounterexamples(const Module &module, Report &report,
         replayCheck(module, kr.name, c, opts);
 }
 
+void falsifyUndecided(const Module &module, Report &report, const ReplayOptions &opts) {
+  for (KernelReport &kr : report.kernels) {
+    std::vector<CheckResult *> open;
+    for (CheckResult &c : kr.checks)
+      if (c.status == CheckStatus::Unknown && c.id != CheckId::Unsupported &&
+          c.id != CheckId::Internal)
+        open.push_back(&c);
+    const KernelInfo *k = module.kernel(kr.name);
+    if (open.empty() || !k)
+      continue;
+    bool lowPrecision = false;
+    for (const ParamInfo &p : k->params)
+      lowPrecision |= p.type == "f16" || p.type == "bf16";
+    bool scheduleDependent = false;
+    for (const CheckResult *c : open)
+      scheduleDependent |= isScheduleDependent(c->id);
+    unsigned found = 0;
+    // Two launch sizes (small ones show most bugs; some need a few blocks),
+    // the in-order schedule and, for races and the like, the reverse one.
+    for (int64_t cap : {int64_t(1) << 12, int64_t(1) << 16}) {
+      Args args;
+      if (!chooseScalars(module, kr.name, args, std::min(cap, opts.maxElements)))
+        continue;
+      Executor probe;
+      Result<LaunchInfo> info = probe.describe(module, kr.name, args);
+      if (!info || !info->requiresHold ||
+          satMul(info->numBlocks(), info->blockSize()) > opts.maxThreads ||
+          !probe.allocateBuffers(module, kr.name, args))
+        continue;
+      fillInputs(module, kr.name, args, opts.seed);
+      if (info->requiresNeedBuffers) {
+        Result<LaunchInfo> again = probe.describe(module, kr.name, args);
+        if (!again || !again->requiresHold)
+          continue;
+      }
+      std::vector<ExecOptions> runs(1);
+      runs[0].maxSteps = 2'000'000;
+      runs[0].seed = opts.seed;
+      runs[0].approxRelTol = 1e-2;
+      if (scheduleDependent) {
+        runs.push_back(runs[0]);
+        runs[1].schedule = ExecOptions::Reverse;
+      }
+      for (const ExecOptions &eo : runs) {
+        Args a = args;
+        Result<ExecResult> r = Executor(eo).run(module, kr.name, a);
+        if (!r)
+          continue;
+        for (const Violation &v : r->violations) {
+          bool approx = v.message.rfind("approx ", 0) == 0;
+          if (approx && lowPrecision)
+            continue;
+          // One check per violation: the first it matches best (one turned
+          // into a failure by an earlier run keeps it).
+          CheckResult *c = nullptr;
+          int best = 2;
+          for (CheckResult *o : open)
+            if (matchScore(v, *o) > best) {
+              best = matchScore(v, *o);
+              c = o;
+            }
+          if (c && c->status == CheckStatus::Unknown) {
+            c->status = CheckStatus::Failed;
+            if (!c->failMessage.empty())
+              c->message = c->failMessage;
+            c->counterexample.clear();
+            for (const ParamInfo &p : k->params)
+              if (const ScalarValue *sv =
+                      p.kind == ParamInfo::Scalar ? a.scalar(p.name) : nullptr)
+                c->counterexample.push_back({p.name, toString(*sv)});
+            c->explanation = "the solver gave no answer; a run on the CPU executor, with "
+                             "random inputs (seed " + std::to_string(opts.seed) +
+                             "), shows the failure";
+            c->confirmed = true;
+            std::string launch = launchText(*k, a);
+            c->observed = markPoison(v.message, a) + " (" + (launch.empty() ? "" : launch + ", ") +
+                          scheduleText(eo) + ")";
+            ++found;
+          }
+        }
+      }
+      if (found == open.size())
+        break;
+    }
+    if (found)
+      kr.verdict = Verdict::Failed;
+  }
+}
+
 } // namespace kuiper

@@ -44,6 +44,17 @@ void replayCheck(const Module &module, const std::string &kernel,
 void replayCounterexamples(const Module &module, Report &report,
                            const ReplayOptions &opts = {});
 
+/// Runs each kernel of `report` that has undecided checks on the CPU
+/// executor, at small sizes that satisfy its requires clause and with seeded
+/// random inputs. A run that violates an undecided check (the same check, on
+/// its line) makes it a failure with that run as its counterexample, marked
+/// confirmed. Runs that pass prove nothing: no check becomes proved. approx
+/// clauses count as violated only past a relative error of 1e-2 (never
+/// rounding at these sizes, for f32 and f64; kernels with f16 or bf16
+/// parameters keep their undecided approx clauses).
+void falsifyUndecided(const Module &module, Report &report,
+                      const ReplayOptions &opts = {});
+
 } // namespace kuiper
 
 #endif

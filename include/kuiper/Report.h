@@ -28,6 +28,9 @@ struct CheckResult {
   /// in the order the verifier found them.
   std::vector<std::pair<std::string, std::string>> counterexample;
   std::string explanation; ///< what the kernel did ("no thread writes y[0]")
+  /// For an undecided check: its message should it fail ("the postcondition
+  /// may not hold"), used when a run on the CPU executor shows the failure.
+  std::string failMessage;
   std::optional<bool> confirmed; ///< set by counterexample replay
   std::string observed;          ///< what the replay observed
   double timeMs = 0;
