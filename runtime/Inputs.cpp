@@ -325,8 +325,10 @@ solveLaunch(const Module &m, const KernelInfo &info, const Args &args,
     if (!enc.encodeLaunch(info, args, maxElements, launch) || enc.params.empty())
       return std::nullopt;
     z3::solver s(z);
+    // A resource limit (about a second of work), not the clock: the sizes
+    // chosen must not depend on how loaded the machine is.
     z3::params p(z);
-    p.set("timeout", 2000u);
+    p.set("rlimit", 20'000'000u);
     s.set(p);
     s.add(launch);
     if (s.check() != z3::sat)
@@ -441,7 +443,8 @@ void fillInputs(const Module &module, const std::string &kernel, Args &args,
 
 Result<std::vector<std::string>> chooseScalars(const Module &m,
                                                const std::string &kernel,
-                                               Args &args, int64_t maxElements) {
+                                               Args &args, int64_t maxElements,
+                                               bool solve) {
   const KernelInfo *k = m.kernel(kernel);
   if (!k)
     return Error{"no kernel '" + kernel + "' in the module", 2};
@@ -525,8 +528,9 @@ Result<std::vector<std::string>> chooseScalars(const Module &m,
   if (found)
     for (size_t j = 0; j < ints.size(); ++j)
       listed[ints[j]->name] = cands[idx[j]];
-  std::optional<std::map<std::string, int64_t>> solved =
-      solveLaunch(m, *k, base, maxElements, found ? &listed : nullptr);
+  std::optional<std::map<std::string, int64_t>> solved;
+  if (solve)
+    solved = solveLaunch(m, *k, base, maxElements, found ? &listed : nullptr);
   if (solved) {
     Args trial = base;
     for (auto &[name, v] : *solved)

@@ -119,6 +119,17 @@ private:
   const VerifyOptions &opts;
   std::chrono::steady_clock::time_point start;
   std::set<std::string> trusted;
+  /// Failures shown by runs before the proof (VerifyOptions::runFirst), and
+  /// whether one is reported already (by an obligation of a finished mode).
+  std::vector<CheckResult> runFailures;
+  std::vector<bool> runFailureUsed;
+  bool ranFirst = false;
+  /// When some query of `queries` must be solved (not trivial, proven or
+  /// cached) and the kernel is worth it, runs it first (once per kernel,
+  /// VerifyOptions::runFirst); then marks, for each run failure not reported
+  /// yet, the first obligation of its check on its line (not a lemma or a
+  /// vacuity probe) as refuted by it, and its query as not to be solved.
+  void runFirst(std::vector<solver::Query> &queries, SymExec &ex);
 
   /// Adds the results of the proof in `mode` to `report`. With
   /// `exactContractsOverReals` (Real mode), adds nothing and returns false
@@ -144,6 +155,52 @@ private:
     return std::max(30.0, 3 * double(opts.rlimit) / kResourceUnitsPerSecond);
   }
 };
+
+/// Whether a kernel's proof may take long enough that a run on the CPU
+/// executor first is worth it: loops, barriers or approx clauses.
+static bool worthRunningFirst(KernelOp kernel) {
+  bool worth = false;
+  kernel.walk([&](Operation *op) {
+    worth |= isa<ForOp, WhileOp, BarrierOp>(op);
+    if (auto e = dyn_cast<EnsuresOp>(op))
+      worth |= e.getApprox();
+  });
+  return worth;
+}
+
+void KernelVerifier::runFirst(std::vector<solver::Query> &queries, SymExec &ex) {
+  if (!ranFirst) {
+    if (!opts.runFirst || !worthRunningFirst(kernel))
+      return;
+    solver::ProofCache cache = proofCache();
+    bool toSolve = false;
+    for (const solver::Query &q : queries)
+      toSolve |= !q.skip && !q.trivial && !q.proved && !cache.contains(q.hash);
+    if (!toSolve)
+      return;
+    ranFirst = true;
+    runFailures = opts.runFirst(kernel.getSymName().str());
+    runFailureUsed.assign(runFailures.size(), false);
+  }
+  for (size_t k = 0; k < runFailures.size(); ++k) {
+    if (runFailureUsed[k])
+      continue;
+    const CheckResult &r = runFailures[k];
+    for (size_t i = 0; i < ex.obligations.size(); ++i) {
+      Obligation &o = ex.obligations[i];
+      if (o.id != r.id || o.loc.line != r.line || o.loc.col != r.col || o.lemma ||
+          o.vacuityProbe ||
+          !o.unsupported.empty() || o.refutedByRun)
+        continue;
+      llvm::StringRef a(o.loc.file), b(r.file);
+      if (!a.empty() && !b.empty() && a.rsplit('/').second != b.rsplit('/').second)
+        continue;
+      o.refutedByRun = k;
+      queries[i].skip = true;
+      break;
+    }
+  }
+}
 
 KernelReport KernelVerifier::run() {
   KernelReport report;
@@ -248,6 +305,7 @@ bool KernelVerifier::verifyInMode(z3::context &z, FloatMode mode, KernelReport &
   std::vector<solver::Query> queries = buildQueries(z, ex);
   for (size_t i : provenFirst)
     queries[i].proved = true; // not solved again
+  runFirst(queries, ex);
   solve(z, queries, ex);
   for (auto &[clause, depth] : ex.tolerances)
     report.tolerances.push_back(toleranceOf(clause, depth));
@@ -431,6 +489,19 @@ CheckResult KernelVerifier::resultOf(z3::context &z, SymExec &ex, Obligation &o,
   if (!o.unsupported.empty()) {
     c.status = CheckStatus::Unknown;
     c.message = "not verified: " + o.unsupported;
+    return c;
+  }
+  if (o.refutedByRun) {
+    const CheckResult &run = runFailures[*o.refutedByRun];
+    runFailureUsed[*o.refutedByRun] = true;
+    if (opts.keepSMT)
+      c.smt = "; failed by a run on the CPU executor, not solved: " + run.observed + "\n" + c.smt;
+    c.status = CheckStatus::Failed;
+    c.message = o.failMessage;
+    c.counterexample = run.counterexample;
+    c.explanation = run.explanation;
+    c.confirmed = true;
+    c.observed = run.observed;
     return c;
   }
   switch (q.answer) {

@@ -317,7 +317,27 @@ Result<Module> compile(const std::string &source, const std::string &path,
     vopts.useCache = opts.useCache;
     vopts.keepSMT = opts.keepSMT;
     vopts.releaseMemory = opts.releaseSolverMemory;
+    // A kernel whose proof may take long is run on the CPU executor first: a
+    // failure a run shows is reported at once, with the run, unsolved.
+    std::unique_ptr<Module> runnable;
+    if (opts.replay)
+      vopts.runFirst = [&](const std::string &kernel) {
+        if (!runnable) {
+          auto copy = std::make_unique<ModuleImpl>();
+          copy->module = mlir::OwningOpRef<mlir::ModuleOp>(impl->module->clone());
+          copy->kernels = impl->kernels;
+          runnable = std::make_unique<Module>(std::move(copy));
+        }
+        // Small and bounded: it costs every such kernel, failing or not.
+        ReplayOptions quick;
+        quick.maxThreads = 1 << 12;
+        quick.maxSteps = 200'000;
+        quick.solveSizes = false;
+        return runForFailures(*runnable, kernel, /*reverse=*/false, {1 << 12}, quick);
+      };
     impl->report = verifyModule(*impl->module, vopts);
+    vopts.runFirst = nullptr;
+    runnable.reset();
     if (opts.vectorize && impl->report.verified())
       vectorizeVerified(*impl, vopts);
     impl->report.file = path;

@@ -276,6 +276,30 @@ int matchScore(const Violation &v, const CheckResult &c) {
   return 1;
 }
 
+/// Whether a violation of `kind` is found at the operation the verifier's
+/// check of it is about (an access, a clause), so that it names that check
+/// alone. Races, coverage and divergence are found elsewhere (the other
+/// access, the kernel, the barrier a thread missed).
+bool hasExactLocation(CheckId kind) {
+  switch (kind) {
+  case CheckId::Postcondition:
+  case CheckId::Assert:
+  case CheckId::Invariant:
+  case CheckId::BarrierContract:
+  case CheckId::Bounds:
+  case CheckId::Contract:
+    return true;
+  default:
+    return false;
+  }
+}
+
+/// Whether `a` and `b` are the same check at the same location.
+bool sameCheckAndLocation(const CheckResult &a, const CheckResult &b) {
+  return a.id == b.id && a.line == b.line && a.col == b.col && a.line > 0 &&
+         (a.file.empty() || b.file.empty() || baseName(a.file) == baseName(b.file));
+}
+
 /// The first element of an `out`/`inout` buffer whose bits differ between
 /// two runs ("s[0] = 42.01 vs 42.02"), or "".
 std::string firstDifference(const KernelInfo &k, const Args &a, const Args &b) {
@@ -486,7 +510,7 @@ void replayCheck(const Module &module, const std::string &kernel, CheckResult &c
   // orders (while the launch is small enough to afford them).
   std::vector<ExecOptions> runs;
   ExecOptions base;
-  base.maxSteps = 2'000'000;
+  base.maxSteps = opts.maxSteps;
   base.checks = true;
   base.checkEnsures = true;
   base.seed = opts.seed;
@@ -596,92 +620,109 @@ void replayCounterexamples(const Module &module, Report &report,
         replayCheck(module, kr.name, c, opts);
 }
 
+std::vector<CheckResult> runForFailures(const Module &module, const std::string &kernel,
+                                        bool reverse, const std::vector<int64_t> &caps,
+                                        const ReplayOptions &opts) {
+  std::vector<CheckResult> found;
+  const KernelInfo *k = module.kernel(kernel);
+  if (!k)
+    return found;
+  bool lowPrecision = false;
+  for (const ParamInfo &p : k->params)
+    lowPrecision |= p.type == "f16" || p.type == "bf16";
+  std::set<std::string> seen; // kind and location
+  for (int64_t cap : caps) {
+    Args args;
+    if (!chooseScalars(module, kernel, args, std::min(cap, opts.maxElements), opts.solveSizes))
+      continue;
+    Executor probe;
+    Result<LaunchInfo> info = probe.describe(module, kernel, args);
+    if (!info || !info->requiresHold ||
+        satMul(info->numBlocks(), info->blockSize()) > opts.maxThreads ||
+        !probe.allocateBuffers(module, kernel, args))
+      continue;
+    fillInputs(module, kernel, args, opts.seed);
+    if (info->requiresNeedBuffers) {
+      Result<LaunchInfo> again = probe.describe(module, kernel, args);
+      if (!again || !again->requiresHold)
+        continue;
+    }
+    std::vector<ExecOptions> runs(1);
+    runs[0].maxSteps = opts.maxSteps;
+    runs[0].seed = opts.seed;
+    runs[0].approxRelTol = 1e-2;
+    if (reverse) {
+      runs.push_back(runs[0]);
+      runs[1].schedule = ExecOptions::Reverse;
+    }
+    for (const ExecOptions &eo : runs) {
+      Args a = args;
+      Result<ExecResult> r = Executor(eo).run(module, kernel, a);
+      if (!r)
+        continue;
+      // Past a barrier not all threads reach, what the executor does next is
+      // its own choice (the program's behaviour is undefined): such a run
+      // names no other check.
+      bool diverged = false;
+      for (const Violation &v : r->violations)
+        diverged |= v.kind == CheckId::BarrierDivergence || v.kind == CheckId::WarpConvergence;
+      if (diverged)
+        continue;
+      for (const Violation &v : r->violations) {
+        if (!hasExactLocation(v.kind) ||
+            (lowPrecision && v.message.rfind("approx ", 0) == 0) ||
+            !seen.insert(std::string(checkName(v.kind)) + "@" + v.location).second)
+          continue;
+        CheckResult c;
+        c.id = v.kind;
+        c.status = CheckStatus::Failed;
+        splitLocation(v.location, c.file, c.line, c.col);
+        for (const ParamInfo &p : k->params)
+          if (const ScalarValue *sv = p.kind == ParamInfo::Scalar ? a.scalar(p.name) : nullptr)
+            c.counterexample.push_back({p.name, toString(*sv)});
+        c.explanation = "a run on the CPU executor, with random inputs (seed " +
+                        std::to_string(opts.seed) + "), shows the failure";
+        c.confirmed = true;
+        std::string launch = launchText(*k, a);
+        c.observed = markPoison(v.message, a) + " (" + (launch.empty() ? "" : launch + ", ") +
+                     scheduleText(eo) + ")";
+        found.push_back(std::move(c));
+      }
+    }
+  }
+  return found;
+}
+
 void falsifyUndecided(const Module &module, Report &report, const ReplayOptions &opts) {
   for (KernelReport &kr : report.kernels) {
     std::vector<CheckResult *> open;
+    bool scheduleDependent = false;
     for (CheckResult &c : kr.checks)
       if (c.status == CheckStatus::Unknown && c.id != CheckId::Unsupported &&
-          c.id != CheckId::Internal)
+          c.id != CheckId::Internal) {
         open.push_back(&c);
-    const KernelInfo *k = module.kernel(kr.name);
-    if (open.empty() || !k)
+        scheduleDependent |= isScheduleDependent(c.id);
+      }
+    if (open.empty())
       continue;
-    bool lowPrecision = false;
-    for (const ParamInfo &p : k->params)
-      lowPrecision |= p.type == "f16" || p.type == "bf16";
-    bool scheduleDependent = false;
-    for (const CheckResult *c : open)
-      scheduleDependent |= isScheduleDependent(c->id);
-    unsigned found = 0;
-    // Two launch sizes (small ones show most bugs; some need a few blocks),
-    // the in-order schedule and, for races and the like, the reverse one.
-    for (int64_t cap : {int64_t(1) << 12, int64_t(1) << 16}) {
-      Args args;
-      if (!chooseScalars(module, kr.name, args, std::min(cap, opts.maxElements)))
+    for (CheckResult &run :
+         runForFailures(module, kr.name, scheduleDependent, {1 << 12, 1 << 16}, opts)) {
+      // One check per violation: the first open one of its kind at its location.
+      auto match = std::find_if(open.begin(), open.end(), [&](const CheckResult *c) {
+        return sameCheckAndLocation(run, *c);
+      });
+      if (match == open.end() || (*match)->status != CheckStatus::Unknown)
         continue;
-      Executor probe;
-      Result<LaunchInfo> info = probe.describe(module, kr.name, args);
-      if (!info || !info->requiresHold ||
-          satMul(info->numBlocks(), info->blockSize()) > opts.maxThreads ||
-          !probe.allocateBuffers(module, kr.name, args))
-        continue;
-      fillInputs(module, kr.name, args, opts.seed);
-      if (info->requiresNeedBuffers) {
-        Result<LaunchInfo> again = probe.describe(module, kr.name, args);
-        if (!again || !again->requiresHold)
-          continue;
-      }
-      std::vector<ExecOptions> runs(1);
-      runs[0].maxSteps = 2'000'000;
-      runs[0].seed = opts.seed;
-      runs[0].approxRelTol = 1e-2;
-      if (scheduleDependent) {
-        runs.push_back(runs[0]);
-        runs[1].schedule = ExecOptions::Reverse;
-      }
-      for (const ExecOptions &eo : runs) {
-        Args a = args;
-        Result<ExecResult> r = Executor(eo).run(module, kr.name, a);
-        if (!r)
-          continue;
-        for (const Violation &v : r->violations) {
-          bool approx = v.message.rfind("approx ", 0) == 0;
-          if (approx && lowPrecision)
-            continue;
-          // One check per violation: the first it matches best (one turned
-          // into a failure by an earlier run keeps it).
-          CheckResult *c = nullptr;
-          int best = 2;
-          for (CheckResult *o : open)
-            if (matchScore(v, *o) > best) {
-              best = matchScore(v, *o);
-              c = o;
-            }
-          if (c && c->status == CheckStatus::Unknown) {
-            c->status = CheckStatus::Failed;
-            if (!c->failMessage.empty())
-              c->message = c->failMessage;
-            c->counterexample.clear();
-            for (const ParamInfo &p : k->params)
-              if (const ScalarValue *sv =
-                      p.kind == ParamInfo::Scalar ? a.scalar(p.name) : nullptr)
-                c->counterexample.push_back({p.name, toString(*sv)});
-            c->explanation = "the solver gave no answer; a run on the CPU executor, with "
-                             "random inputs (seed " + std::to_string(opts.seed) +
-                             "), shows the failure";
-            c->confirmed = true;
-            std::string launch = launchText(*k, a);
-            c->observed = markPoison(v.message, a) + " (" + (launch.empty() ? "" : launch + ", ") +
-                          scheduleText(eo) + ")";
-            ++found;
-          }
-        }
-      }
-      if (found == open.size())
-        break;
-    }
-    if (found)
+      CheckResult &c = **match;
+      c.status = CheckStatus::Failed;
+      if (!c.failMessage.empty())
+        c.message = c.failMessage;
+      c.counterexample = std::move(run.counterexample);
+      c.explanation = "the solver gave no answer; " + run.explanation;
+      c.confirmed = true;
+      c.observed = std::move(run.observed);
       kr.verdict = Verdict::Failed;
+    }
   }
 }
 

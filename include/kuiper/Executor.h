@@ -219,11 +219,13 @@ private:
 /// then combinations of up to three parameters) for which `requires` holds
 /// and the buffers (elements, summed) and the launch (threads) stay within
 /// `maxElements`. Returns the choices made ("n=1000"); error code 2 when no
-/// candidate fits.
+/// candidate fits. With `solve`, Z3 then looks for small values under which
+/// every loop runs at least twice, and for values when no candidate fits.
 Result<std::vector<std::string>> chooseScalars(const Module &module,
                                                const std::string &kernel,
                                                Args &args,
-                                               int64_t maxElements = 1 << 16);
+                                               int64_t maxElements = 1 << 16,
+                                               bool solve = true);
 
 /// Fills the `in` and `inout` buffers of `kernel` bound in `args` with
 /// seeded random values: floats in [-2, 2), integers in [-100, 100], bools

@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace kuiper {
 
@@ -31,6 +32,12 @@ struct ReplayOptions {
   /// Random schedules tried (after in-order and reverse) for race,
   /// divergence and convergence checks.
   unsigned randomSchedules = 3;
+  /// Interpreted operations per run (over all threads): a run that needs
+  /// more stops unfinished and shows nothing.
+  uint64_t maxSteps = 2'000'000;
+  /// Let `chooseScalars` solve for sizes under which every loop runs twice
+  /// (Z3: tens to hundreds of milliseconds) rather than take its list alone.
+  bool solveSizes = true;
 };
 
 /// Replays the counterexample of one failed check of `kernel`; sets
@@ -43,6 +50,19 @@ void replayCheck(const Module &module, const std::string &kernel,
 /// `module`, e.g. `module.report()`).
 void replayCounterexamples(const Module &module, Report &report,
                            const ReplayOptions &opts = {});
+
+/// Runs `kernel` on the CPU executor at small sizes that satisfy its
+/// requires clause (`chooseScalars` under each buffer-element cap of `caps`),
+/// with seeded random inputs and every dynamic check, in order and, with
+/// `reverse`, in reverse order too. Returns one failed, confirmed check per
+/// violated check (kind and location): the run's scalars as counterexample,
+/// what the executor saw as `observed`. approx clauses count as violated only
+/// past a relative error of 1e-2 of the magnitudes involved (never rounding
+/// at these sizes in f32 or f64), and not at all in kernels with f16 or bf16
+/// parameters. A run that passes proves nothing.
+std::vector<CheckResult> runForFailures(const Module &module, const std::string &kernel,
+                                        bool reverse, const std::vector<int64_t> &caps,
+                                        const ReplayOptions &opts = {});
 
 /// Runs each kernel of `report` that has undecided checks on the CPU
 /// executor, at small sizes that satisfy its requires clause and with seeded

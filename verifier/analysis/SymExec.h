@@ -92,6 +92,9 @@ struct Obligation {
   /// contract's own arrival check must not assume that contract (a false
   /// contract would prove itself and everything after it).
   size_t visibleFacts = SIZE_MAX;
+  /// Shown failing by a run on the CPU executor (VerifyOptions::runFirst):
+  /// the index of that run's failure. Not solved.
+  std::optional<size_t> refutedByRun;
 };
 
 /// A memory access of the symbolic thread.
