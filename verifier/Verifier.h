@@ -30,7 +30,7 @@ struct VerifyOptions {
   /// Called with one line of progress for kernels that take over a second.
   std::function<void(const std::string &)> progress;
   /// Runs a kernel on the CPU executor before its proof (for kernels with
-  /// loops, barriers or approx clauses, whose proofs can take seconds) and
+  /// loop invariants, barriers or approx clauses, whose proofs can take seconds) and
   /// returns the failed checks the runs showed (status failed, confirmed, with
   /// the run as counterexample). The first obligation of each such check on
   /// its line (not a lemma) is reported failed with that run, unsolved.
