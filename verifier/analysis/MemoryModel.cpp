@@ -271,7 +271,10 @@ bool SymExec::witness(const Event &e, const std::vector<unsigned> &freeThreadVar
     // Mixed radix, largest coefficient first: symbolic coefficients (loop
     // strides, row lengths) before numerals, and among products with the same
     // symbolic part the larger numeral factor first (16*cols before cols).
-    auto split = [](const z3::expr &c, int64_t &factor) -> std::string {
+    // A term's identity as text: its AST id (terms are hash-consed, so equal
+    // terms have equal ids; printing them would cost far more).
+    auto termKey = [&](const z3::expr &t) { return std::to_string(Z3_get_ast_id(z, t)); };
+    auto split = [&](const z3::expr &c, int64_t &factor) -> std::string {
       factor = 1;
       if (isConst(c, factor))
         return "";
@@ -282,26 +285,39 @@ bool SymExec::witness(const Event &e, const std::vector<unsigned> &freeThreadVar
           if (isConst(c.arg(i), f))
             factor *= f;
           else
-            rest += c.arg(i).to_string() + "*";
+            rest += termKey(c.arg(i)) + "*";
         }
         return rest;
       }
-      return c.to_string() + "*";
+      return termKey(c) + "*";
     };
-    std::stable_sort(todo.begin(), todo.end(), [&](auto &x, auto &y) {
-      int64_t fa, fb;
-      std::string sa = split(x.second, fa), sb = split(y.second, fb);
+    // Each coefficient split once (printing a term is not cheap).
+    struct SortKey {
+      std::pair<unsigned, z3::expr> digit;
+      int64_t factor;
+      std::string rest;
+    };
+    std::vector<SortKey> keyed;
+    for (auto &d : todo) {
+      int64_t factor;
+      std::string rest = split(d.second, factor);
+      keyed.push_back({d, factor, std::move(rest)});
+    }
+    std::stable_sort(keyed.begin(), keyed.end(), [&](const SortKey &x, const SortKey &y) {
+      const std::string &sa = x.rest, &sb = y.rest;
       if (sa.empty() != sb.empty())
         return !sa.empty();
       if (sa != sb)
         return false;
-      if (std::llabs(fa) != std::llabs(fb))
-        return std::llabs(fa) > std::llabs(fb);
+      if (std::llabs(x.factor) != std::llabs(y.factor))
+        return std::llabs(x.factor) > std::llabs(y.factor);
       // Equal coefficients: loop iterations (unbounded) before thread ids
       // (bounded), or the other way round for the second candidate.
-      bool ia = x.first >= nThread, ib = y.first >= nThread;
+      bool ia = x.digit.first >= nThread, ib = y.digit.first >= nThread;
       return ia != ib && (iterFirst ? ia : ib);
     });
+    for (size_t i = 0; i < todo.size(); ++i)
+      todo[i] = keyed[i].digit;
     // Each coefficient as a numeral times a product of symbolic factors.
     struct Digit {
       int64_t num = 1;
@@ -319,7 +335,7 @@ bool SymExec::witness(const Event &e, const std::vector<unsigned> &freeThreadVar
           for (unsigned a = 0; a < t.num_args(); ++a)
             go(t.arg(a));
         else {
-          dg.rest.push_back(t.to_string());
+          dg.rest.push_back(termKey(t));
           dg.syms.push_back(t);
         }
       };

@@ -1,6 +1,8 @@
 //===- Race.cpp - Data races within and between blocks ----------------------===//
 #include "verifier/analysis/SymExec.h"
 
+#include <map>
+
 using namespace mlir;
 using namespace kuiper;
 using namespace kuiper::verifier;
@@ -19,6 +21,9 @@ void SymExec::raceChecks() {
   for (auto &e : events)
     if (e->kind == Event::Atomic)
       withLemma.erase(e->mem);
+  // Per write event: "the inferred writer of its own element is the writing
+  // thread" (the witness's equations), computed once, renamed per pair.
+  std::map<const Event *, std::optional<z3::expr>> ownWriter;
   for (size_t i = 0; i < events.size(); ++i) {
     for (size_t j = i; j < events.size(); ++j) {
       const Event &a = *events[i], &b = *events[j];
@@ -108,14 +113,21 @@ void SymExec::raceChecks() {
       o.byLemma = sameWriter;
       if (lemmaApplies && i != j) {
         auto writerIs = [&](const Event &e, const std::string &suffix) -> std::optional<z3::expr> {
-          std::vector<z3::expr> from, to;
-          if (!witness(e, {0, 1, 2, 3, 4, 5, 6}, e.idx, from, to))
+          auto known = ownWriter.find(&e);
+          if (known == ownWriter.end()) {
+            std::vector<z3::expr> from, to;
+            std::optional<z3::expr> eq;
+            if (witness(e, {0, 1, 2, 3, 4, 5, 6}, e.idx, from, to)) {
+              eq = z.bool_val(true);
+              for (size_t v = 0; v < from.size(); ++v)
+                eq = *eq && from[v] == to[v];
+            }
+            witnessFacts.clear();
+            known = ownWriter.emplace(&e, eq).first;
+          }
+          if (!known->second)
             return std::nullopt;
-          z3::expr eq = z.bool_val(true);
-          for (size_t v = 0; v < from.size(); ++v)
-            eq = eq && from[v] == to[v];
-          witnessFacts.clear();
-          return renamed(eq, e.iters, suffix);
+          return renamed(*known->second, e.iters, suffix);
         };
         auto wa = writerIs(a, "@A"), wb = writerIs(b, "@B");
         if (wa && wb)
