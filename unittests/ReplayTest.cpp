@@ -394,3 +394,22 @@ kernel total(in x: f32[n], out s: f32[1], n: i32)
   EXPECT_EQ(r.kernels[0].checks[0].status, CheckStatus::Unknown)
       << r.kernels[0].checks[0].observed;
 }
+
+TEST(Falsify, UnwrittenElementsRefuteTheWrittenClaimOnly) {
+  // Nothing is written: the run shows the clause failing on never-written
+  // elements. That refutes "every element it names is written", not a check
+  // about the values written.
+  Module m = compileNoVerify(kEmpty, "k.kp");
+  Report r = undecided("copy", "postcondition", 5, 3);
+  r.kernels[0].checks[0].message = "could not decide: the value written at line 7 satisfies the "
+                                   "postcondition (the solver's resource limit ran out)";
+  CheckResult written = r.kernels[0].checks[0];
+  written.message = "could not decide: every element of 'y' the postcondition names is written";
+  written.failMessage = "no thread writes the element of out buffer 'y' the postcondition names";
+  r.kernels[0].checks.push_back(written);
+  falsifyUndecided(m, r);
+  EXPECT_EQ(r.kernels[0].checks[0].status, CheckStatus::Unknown);
+  EXPECT_EQ(r.kernels[0].checks[1].status, CheckStatus::Failed);
+  EXPECT_NE(r.kernels[0].checks[1].observed.find("never written"), std::string::npos)
+      << r.kernels[0].checks[1].observed;
+}

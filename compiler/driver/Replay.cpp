@@ -294,10 +294,18 @@ bool hasExactLocation(CheckId kind) {
   }
 }
 
-/// Whether `a` and `b` are the same check at the same location.
-bool sameCheckAndLocation(const CheckResult &a, const CheckResult &b) {
-  return a.id == b.id && a.line == b.line && a.col == b.col && a.line > 0 &&
-         (a.file.empty() || b.file.empty() || baseName(a.file) == baseName(b.file));
+/// Whether the failure `run` found by a run refutes the undecided `check`:
+/// the same check at the same location, and for a postcondition the same
+/// claim (an element no thread wrote refutes "every element it names is
+/// written"; a wrong written value, the value's check).
+bool refutes(const CheckResult &run, const CheckResult &check) {
+  if (run.id != check.id || run.line != check.line || run.col != check.col ||
+      run.line <= 0 ||
+      (!run.file.empty() && !check.file.empty() && baseName(run.file) != baseName(check.file)))
+    return false;
+  return run.id != CheckId::Postcondition ||
+         (run.observed.find("never written") != std::string::npos) ==
+             (check.message.find(" is written") != std::string::npos);
 }
 
 /// The first element of an `out`/`inout` buffer whose bits differ between
@@ -707,10 +715,9 @@ void falsifyUndecided(const Module &module, Report &report, const ReplayOptions 
       continue;
     for (CheckResult &run :
          runForFailures(module, kr.name, scheduleDependent, {1 << 12, 1 << 16}, opts)) {
-      // One check per violation: the first open one of its kind at its location.
-      auto match = std::find_if(open.begin(), open.end(), [&](const CheckResult *c) {
-        return sameCheckAndLocation(run, *c);
-      });
+      // One check per violation: the first open one it refutes.
+      auto match = std::find_if(open.begin(), open.end(),
+                                [&](const CheckResult *c) { return refutes(run, *c); });
       if (match == open.end() || (*match)->status != CheckStatus::Unknown)
         continue;
       CheckResult &c = **match;

@@ -66,8 +66,8 @@ std::vector<CheckResult> runForFailures(const Module &module, const std::string 
 
 /// Runs each kernel of `report` that has undecided checks on the CPU
 /// executor, at small sizes that satisfy its requires clause and with seeded
-/// random inputs. A run that violates an undecided check (the same check, on
-/// its line) makes it a failure with that run as its counterexample, marked
+/// random inputs. A run that violates an undecided check (the same check at
+/// its location) makes it a failure with that run as its counterexample, marked
 /// confirmed. Runs that pass prove nothing: no check becomes proved. approx
 /// clauses count as violated only past a relative error of 1e-2 (never
 /// rounding at these sizes, for f32 and f64; kernels with f16 or bf16
