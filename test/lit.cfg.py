@@ -18,7 +18,6 @@ config.test_exec_root = os.path.join(config.kuiper_obj_root, "test")
 
 # Corpus programs are inputs of the Corpus/*.test drivers, not tests themselves.
 config.excludes.append("kp")
-config.excludes.append("kp-slow")
 
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 
