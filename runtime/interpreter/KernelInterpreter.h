@@ -54,8 +54,9 @@ struct EvalContext {
   std::string clauseFailure;
   /// Why an i1 spec value is false: text, and whether it names indices.
   llvm::DenseMap<mlir::Value, std::pair<std::string, bool>> whyFalse;
-  /// The element a loaded spec value came from ("y[3]").
-  llvm::DenseMap<mlir::Value, std::string> loadedFrom;
+  /// The element a loaded spec value came from (printed "y[3]" only when a
+  /// clause fails).
+  llvm::DenseMap<mlir::Value, ElementAddress> loadedFrom;
 };
 
 /// One level of a thread's control stack: a block being run and the op to

@@ -173,7 +173,7 @@ void checkAlignment(KernelInterpreter &in, Operation *op, EvalContext &context,
     return;
   if (reinterpret_cast<uintptr_t>(element.address) % align.getInt() != 0)
     in.violate(CheckId::Alignment, op,
-               "access of " + element.text + " is not aligned to " +
+               "access of " + element.text() + " is not aligned to " +
                    std::to_string(align.getInt()) + " bytes" +
                    (context.isThread ? " in thread " + in.who(context) : ""),
                in.whoDetails(context));
@@ -197,7 +197,7 @@ bool evalLoad(KernelInterpreter &in, Operation *op, EvalContext &context) {
           !inAnyBox(buffer->readsClauses, element.indices) &&
           !inAnyBox(buffer->writesClauses, element.indices))
         in.violate(CheckId::Contract, op,
-                   "read of " + element.text + " outside the reads clause of " +
+                   "read of " + element.text() + " outside the reads clause of " +
                        buffer->name +
                        (context.isThread ? " by thread " + in.who(context) : ""),
                    in.whoDetails(context));
@@ -206,7 +206,7 @@ bool evalLoad(KernelInterpreter &in, Operation *op, EvalContext &context) {
     }
   }
   if (context.inSpec)
-    context.loadedFrom[op->getResult(0)] = element.text;
+    context.loadedFrom[op->getResult(0)] = element;
   in.bind(context, op->getResult(0), value);
   return true;
 }
@@ -230,7 +230,7 @@ bool evalStore(KernelInterpreter &in, Operation *op, EvalContext &context) {
     if (buffer && !buffer->writesClauses.empty() &&
         !inAnyBox(buffer->writesClauses, element.indices))
       in.violate(CheckId::Contract, op,
-                 "write of " + element.text + " outside the writes clause of " +
+                 "write of " + element.text() + " outside the writes clause of " +
                      buffer->name +
                      (context.isThread ? " by thread " + in.who(context) : ""),
                  in.whoDetails(context));

@@ -77,22 +77,21 @@ bool KernelInterpreter::resolveElement(Operation *op, EvalContext &context,
     element.indices.push_back(index.asSigned());
   }
   const std::vector<int64_t> *dims;
-  std::string name;
   SharedArray *shared = nullptr;
   if (ref.kind == RuntimeValue::Buffer) {
     element.buffer = &buffers[ref.bits];
     dims = &element.buffer->dims;
-    name = element.buffer->name;
+    element.name = &element.buffer->name;
     element.elementType = element.buffer->elementType;
   } else if (ref.kind == RuntimeValue::SharedArray) {
     shared = &sharedArrays[ref.bits];
     dims = &shared->dims;
-    name = shared->name;
+    element.name = &shared->name;
     element.elementType = shared->elementType;
   } else {
     return fail("internal: memory op on a non-memory value");
   }
-  element.text = name + "[" + formatIndices(element.indices) + "]";
+  const std::string &name = *element.name;
   int64_t linear = 0;
   for (size_t k = 0; k < element.indices.size(); ++k) {
     int64_t index = element.indices[k];
@@ -104,7 +103,7 @@ bool KernelInterpreter::resolveElement(Operation *op, EvalContext &context,
       ViolationDetails details = whoDetails(context);
       details.push_back({"index", formatIndices(element.indices)});
       violate(CheckId::Bounds, op,
-              "access " + element.text + " out of bounds of " + name + "[" +
+              "access " + element.text() + " out of bounds of " + name + "[" +
                   formatIndices(*dims) + "]" +
                   (context.isThread ? " by thread " + who(context) : ""),
               details);
@@ -139,6 +138,10 @@ void KernelInterpreter::markWritten(ElementAddress &element) {
                     element.elementType.byteSize] = 1;
 }
 
+std::string ElementAddress::text() const {
+  return (name ? *name : std::string("?")) + "[" + formatIndices(indices) + "]";
+}
+
 void KernelInterpreter::recordAccess(Operation *op, EvalContext &context,
                                      ElementAddress &element, bool isWrite,
                                      bool isAtomic) {
@@ -147,9 +150,10 @@ void KernelInterpreter::recordAccess(Operation *op, EvalContext &context,
     return;
   auto &thread = static_cast<Thread &>(context);
   AccessRecord current{linearBlockId, thread.linearId, barrierEpoch, isAtomic};
-  const std::string &where = element.text;
+  // Only a race needs the element's name.
+  auto where = [&] { return element.text(); };
   auto details = [&](const AccessRecord &other) -> ViolationDetails {
-    return {{"location", where},
+    return {{"location", where()},
             {"block", std::to_string(other.block)},
             {"thread", std::to_string(other.thread)},
             {"block2", std::to_string(current.block)},
@@ -160,7 +164,7 @@ void KernelInterpreter::recordAccess(Operation *op, EvalContext &context,
     if (accessesConflict(cell->writer, current)) {
       violate(CheckId::Race, op,
               "threads " + cell->writer.who() + " and " + current.who() +
-                  " both wrote " + where,
+                  " both wrote " + where(),
               details(cell->writer));
     } else if (accessesConflict(cell->reader, current) ||
                accessesConflict(cell->otherReader, current)) {
@@ -168,21 +172,21 @@ void KernelInterpreter::recordAccess(Operation *op, EvalContext &context,
                                        ? cell->reader
                                        : cell->otherReader;
       violate(CheckId::Race, op,
-              "thread " + reader.who() + " read " + where + " and thread " +
+              "thread " + reader.who() + " read " + where() + " and thread " +
                   current.who() + " wrote it without a barrier in between",
               details(reader));
     } else if (buffer && buffer->access == BufferAccess::Out &&
                cell->writer.exists() && !cell->writer.sameThread(current) &&
                !isAtomic) {
       violate(CheckId::Race, op,
-              "out element " + where + " is written by both threads " +
+              "out element " + where() + " is written by both threads " +
                   cell->writer.who() + " and " + current.who(),
               details(cell->writer));
     }
     cell->writer = current;
   } else if (accessesConflict(cell->writer, current)) {
     violate(CheckId::Race, op,
-            "thread " + cell->writer.who() + " wrote " + where +
+            "thread " + cell->writer.who() + " wrote " + where() +
                 " and thread " + current.who() +
                 " read it without a barrier in between",
             details(cell->writer));

@@ -87,8 +87,11 @@ struct ElementAddress {
   ElementType elementType;
   ShadowCell *shadow = nullptr;
   GlobalBuffer *buffer = nullptr; ///< null for shared arrays
-  std::string text;               ///< "s[4, 2]"
+  const std::string *name = nullptr; ///< the buffer's or shared array's
   std::vector<int64_t> indices;
+  /// "s[4, 2]": made only for messages (every access has an address, few a
+  /// message).
+  std::string text() const;
 };
 
 /// The first element of `buffer` never written inside its writes clauses,

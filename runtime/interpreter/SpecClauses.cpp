@@ -133,7 +133,7 @@ std::string KernelInterpreter::describeFalseComparison(
   std::string lhsText;
   auto loaded = context.loadedFrom.find(lhsValue);
   if (loaded != context.loadedFrom.end()) {
-    lhsText = loaded->second;
+    lhsText = loaded->second.text();
   } else if (auto argument = dyn_cast<BlockArgument>(lhsValue)) {
     if (auto kernelOp =
             dyn_cast<KernelOp>(argument.getOwner()->getParentOp()))
