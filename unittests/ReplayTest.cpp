@@ -28,14 +28,19 @@ Module compileNoVerify(const char *source, const std::string &name) {
   return std::move(*m);
 }
 
-CheckResult failed(const std::string &id, int line, int col,
-                   std::vector<std::pair<std::string, std::string>> cex) {
+CheckResult checkAt(const std::string &id, CheckStatus status, int line, int col) {
   CheckResult c;
   c.id = *checkFromName(id);
-  c.status = CheckStatus::Failed;
+  c.status = status;
   c.file = "k.kp";
   c.line = line;
   c.col = col;
+  return c;
+}
+
+CheckResult failed(const std::string &id, int line, int col,
+                   std::vector<std::pair<std::string, std::string>> cex) {
+  CheckResult c = checkAt(id, CheckStatus::Failed, line, col);
   c.counterexample = std::move(cex);
   return c;
 }
@@ -311,18 +316,9 @@ TEST(Executor, EnsuresOnlyChecksOutputsComputedElsewhere) {
       << bad->find(CheckId::Postcondition)->message;
 }
 
-} // namespace
-
-namespace {
-
 /// A one-kernel report with one undecided check at `line`:`col`.
 Report undecided(const std::string &kernel, const std::string &id, int line, int col) {
-  CheckResult c;
-  c.id = *checkFromName(id);
-  c.status = CheckStatus::Unknown;
-  c.file = "k.kp";
-  c.line = line;
-  c.col = col;
+  CheckResult c = checkAt(id, CheckStatus::Unknown, line, col);
   c.message = "could not decide: the postcondition holds (the solver's resource limit ran out)";
   c.failMessage = "the postcondition may not hold";
   KernelReport k;
