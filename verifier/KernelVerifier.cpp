@@ -127,7 +127,7 @@ private:
   /// When some query of `queries` must be solved (not trivial, proven or
   /// cached) and the kernel is worth it, runs it first (once per kernel,
   /// VerifyOptions::runFirst); then marks, for each run failure not reported
-  /// yet, the first obligation of its check on its line (not a lemma or a
+  /// yet, the first obligation it refutes (kuiper::refutes; not a lemma or a
   /// vacuity probe) as refuted by it, and its query as not to be solved.
   void runFirst(std::vector<solver::Query> &queries, SymExec &ex);
 
@@ -186,22 +186,13 @@ void KernelVerifier::runFirst(std::vector<solver::Query> &queries, SymExec &ex) 
   for (size_t k = 0; k < runFailures.size(); ++k) {
     if (runFailureUsed[k])
       continue;
-    const CheckResult &r = runFailures[k];
     for (size_t i = 0; i < ex.obligations.size(); ++i) {
       Obligation &o = ex.obligations[i];
-      if (o.id != r.id || o.loc.line != r.line || o.loc.col != r.col || o.lemma ||
-          o.vacuityProbe ||
-          !o.unsupported.empty() || o.refutedByRun)
+      if (o.lemma || o.vacuityProbe || !o.unsupported.empty() || o.refutedByRun)
         continue;
-      llvm::StringRef a(o.loc.file), b(r.file);
-      if (!a.empty() && !b.empty() && a.rsplit('/').second != b.rsplit('/').second)
-        continue;
-      // A clause that fails on an element no thread wrote refutes "every
-      // element it names is written", one that fails on a written value the
-      // value's check.
-      if (o.id == CheckId::Postcondition &&
-          (r.observed.find("never written") != std::string::npos) !=
-              (o.message.find(" is written") != std::string::npos))
+      CheckResult check = resultAt(o.id, o.loc);
+      check.message = o.message;
+      if (!refutes(runFailures[k], check))
         continue;
       o.refutedByRun = k;
       queries[i].skip = true;

@@ -294,20 +294,6 @@ bool hasExactLocation(CheckId kind) {
   }
 }
 
-/// Whether the failure `run` found by a run refutes the undecided `check`:
-/// the same check at the same location, and for a postcondition the same
-/// claim (an element no thread wrote refutes "every element it names is
-/// written"; a wrong written value, the value's check).
-bool refutes(const CheckResult &run, const CheckResult &check) {
-  if (run.id != check.id || run.line != check.line || run.col != check.col ||
-      run.line <= 0 ||
-      (!run.file.empty() && !check.file.empty() && baseName(run.file) != baseName(check.file)))
-    return false;
-  return run.id != CheckId::Postcondition ||
-         (run.observed.find("never written") != std::string::npos) ==
-             (check.message.find(" is written") != std::string::npos);
-}
-
 /// The first element of an `out`/`inout` buffer whose bits differ between
 /// two runs ("s[0] = 42.01 vs 42.02"), or "".
 std::string firstDifference(const KernelInfo &k, const Args &a, const Args &b) {

@@ -15,6 +15,20 @@ namespace kuiper {
 
 const char *version() { return "0.1.0"; }
 
+bool refutes(const CheckResult &run, const CheckResult &check) {
+  auto baseName = [](const std::string &path) {
+    size_t slash = path.find_last_of('/');
+    return slash == std::string::npos ? path : path.substr(slash + 1);
+  };
+  if (run.id != check.id || run.line != check.line || run.col != check.col ||
+      run.line <= 0 ||
+      (!run.file.empty() && !check.file.empty() && baseName(run.file) != baseName(check.file)))
+    return false;
+  return run.id != CheckId::Postcondition ||
+         (run.observed.find("never written") != std::string::npos) ==
+             (check.message.find(" is written") != std::string::npos);
+}
+
 const char *verdictName(Verdict verdict) {
   switch (verdict) {
   case Verdict::Verified:

@@ -102,6 +102,14 @@ struct Report {
   std::string toObligationList() const;
 };
 
+/// Whether `run`, a failure a run on the CPU executor showed (a check kind at
+/// a location, what it observed), refutes `check`: the same check at the same
+/// location (files compared by base name) and, for a postcondition, the same
+/// claim: a clause failing on an element no thread wrote refutes "every
+/// element it names is written", one failing on a written value the check of
+/// that value.
+bool refutes(const CheckResult &run, const CheckResult &check);
+
 /// The Kuiper version, e.g. "0.1.0".
 const char *version();
 

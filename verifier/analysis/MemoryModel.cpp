@@ -157,21 +157,6 @@ static bool linearize(const z3::expr &e, const std::vector<z3::expr> &vars, Affi
   return go(e, z.int_val(1));
 }
 
-/// The product of the numerals in the product `c` (256 of `256 * G`): a
-/// factor of c for every value of its symbols. 1 when there is none.
-static int64_t numeralFactor(const z3::expr &c) {
-  int64_t n;
-  if (isConst(c, n))
-    return n;
-  if (!c.is_app() || c.decl().decl_kind() != Z3_OP_MUL)
-    return 1;
-  int64_t product = 1;
-  for (unsigned i = 0; i < c.num_args(); ++i)
-    if (__builtin_mul_overflow(product, numeralFactor(c.arg(i)), &product))
-      return 1;
-  return product;
-}
-
 bool SymExec::witness(const Event &e, const std::vector<unsigned> &freeThreadVars,
                       const std::vector<z3::expr> &target, std::vector<z3::expr> &from,
                       std::vector<z3::expr> &to, bool iterFirst,
@@ -248,26 +233,6 @@ bool SymExec::witness(const Event &e, const std::vector<unsigned> &freeThreadVar
         continue;
       todo.push_back({v, cs});
     }
-    // A numeral offset c with 0 <= c < g, g the gcd of the digits' numeral
-    // coefficients (lane c of g consecutive elements, y[4 * t + c]), is the
-    // target's residue mod g: the digits are taken from target - target mod
-    // g. Every lane then has the same witness terms, and a disjunction over
-    // the lanes (coverage) is a case split on one residue instead of g
-    // unrelated divisions. Only a candidate, like every witness; not for a
-    // writer's own index (selfGoal), whose digit conditions assume rem - c.
-    z3::expr off = a.off ? a.off->simplify() : z.int_val(0);
-    int64_t c0 = -1, g = 0;
-    bool residue = !todo.empty() && isConst(off, c0) && c0 >= 0;
-    for (auto &[v, c] : todo) {
-      int64_t n = numeralFactor(c);
-      residue = residue && n != INT64_MIN;
-      if (residue)
-        g = std::gcd(g, std::llabs(n));
-    }
-    if (residue && g > 1 && c0 < g)
-      rem = rem - z3::mod(rem, z.int_val(g));
-    else
-      rem = rem - off;
     // Mixed radix, largest coefficient first: symbolic coefficients (loop
     // strides, row lengths) before numerals, and among products with the same
     // symbolic part the larger numeral factor first (16*cols before cols).
@@ -342,6 +307,23 @@ bool SymExec::witness(const Event &e, const std::vector<unsigned> &freeThreadVar
       go(todo[i].second);
       std::sort(dg.rest.begin(), dg.rest.end());
     }
+    // A numeral offset c with 0 <= c < g, g the gcd of the digits' numerals
+    // (lane c of g consecutive elements, y[4 * t + c], or a grid-stride
+    // i + c with a step 1024 * G): the digits are read from target - target
+    // mod g instead of target - c. Every lane then has the same witness terms,
+    // and a disjunction over the lanes (coverage) is a case split on one
+    // residue instead of g unrelated divisions. For a writer's own index the
+    // two are equal (every coefficient is a multiple of g, so its residue is
+    // c), so the digit conditions below still imply the writer lemma.
+    z3::expr off = a.off ? a.off->simplify() : z.int_val(0);
+    int64_t c0 = -1, g = 0;
+    if (isConst(off, c0) && c0 >= 0)
+      for (const Digit &dg : digits)
+        g = dg.num == INT64_MIN ? 1 : std::gcd(g, std::llabs(dg.num));
+    if (g > 1 && c0 < g)
+      rem = rem - z3::mod(rem, z.int_val(g));
+    else
+      rem = rem - off;
     // Segments: single digits, or runs of digits k_i * S with one symbolic
     // part S and positive numerals k_i (16*cols, cols). A run is inverted by
     // one division by S, then by numerals: (rem / S) / 16, (rem / S) % 16.

@@ -24,7 +24,6 @@
 #include <mutex>
 #include <pthread.h>
 #include <thread>
-#include <unordered_map>
 #include <time.h>
 
 #define DEBUG_TYPE "kuiper-solver"
@@ -312,22 +311,6 @@ void kuiper::solver::solveAll(std::vector<Query> &queries, const ProofCache &cac
       std::clamp<size_t>(toSolve / perLane, 1, BatchOptions::kMaxLanes));
   unsigned threads = opts.jobs ? opts.jobs : std::max(1u, std::thread::hardware_concurrency());
   threads = std::min(threads, lanes);
-  // Identical queries (the same text, and the same fallback) are solved
-  // once: the first of each by index; the others take its answer after the
-  // batch. (The lanes stay those of the whole batch.)
-  std::vector<size_t> sameAs(queries.size(), SIZE_MAX);
-  {
-    std::unordered_map<std::string, size_t> first;
-    for (size_t i = 0; i < queries.size(); ++i) {
-      const Query &q = queries[i];
-      if (q.skip || q.trivial || q.proved || q.hash.empty())
-        continue;
-      std::string key = q.hash + (q.fallbackSmt.empty() ? "" : hashText(q.fallbackSmt));
-      auto [it, fresh] = first.emplace(std::move(key), i);
-      if (!fresh)
-        sameAs[i] = it->second;
-    }
-  }
   std::atomic<size_t> done{0};
   CpuWatchdog watchdog;
   std::mutex progressLock;
@@ -340,8 +323,6 @@ void kuiper::solver::solveAll(std::vector<Query> &queries, const ProofCache &cac
     bool warm = context != nullptr;
     for (size_t i = lane; i < queries.size(); i += lanes) {
       Query &q = queries[i];
-      if (sameAs[i] != SIZE_MAX)
-        continue; // answered with its twin below
       auto t0 = std::chrono::steady_clock::now();
       if (q.skip) {
         q.answer = Answer::Unknown;
@@ -400,16 +381,4 @@ void kuiper::solver::solveAll(std::vector<Query> &queries, const ProofCache &cac
   work(0);
   for (auto &t : pool)
     t.join();
-  for (size_t i = 0; i < queries.size(); ++i) {
-    if (sameAs[i] == SIZE_MAX)
-      continue;
-    const Query &twin = queries[sameAs[i]];
-    queries[i].answer = twin.answer;
-    queries[i].certificate = twin.certificate;
-    queries[i].ms = 0;
-    if (opts.progress) {
-      size_t finished = ++done;
-      opts.progress(finished, queries.size(), i);
-    }
-  }
 }
