@@ -113,7 +113,7 @@ bool provedByFloatAbstraction(z3::context &context, const z3::expr_vector &asser
   std::optional<z3::expr_vector> abstracted = abstractFloats(context, asserts);
   if (!abstracted)
     return false;
-  z3::solver s(context);
+  z3::solver s = (z3::tactic(context, "simplify") & z3::tactic(context, "smt")).mk_solver();
   s.set(solverParams(context, limits.quickRlimit));
   for (auto a : *abstracted)
     s.add(a);
