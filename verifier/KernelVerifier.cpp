@@ -124,6 +124,9 @@ private:
   std::vector<CheckResult> runFailures;
   std::vector<bool> runFailureUsed;
   bool ranFirst = false;
+  /// A check has failed (in a finished mode, or refuted by a run): with
+  /// failFast, later batches stop after their cheap stages.
+  bool failedAlready = false;
   /// When some query of `queries` must be solved (not trivial, proven or
   /// cached) and the kernel is worth it, runs it first (once per kernel,
   /// VerifyOptions::runFirst); then marks, for each run failure not reported
@@ -380,6 +383,7 @@ std::vector<solver::Query> KernelVerifier::buildQueries(z3::context &z, SymExec 
       q.skip = true; // never a pass: reported as unknown
       continue;
     }
+    q.decisive = !o.lemma && !o.finding && !o.vacuityProbe;
     q.trivial = o.goal->simplify().is_true();
     if (q.trivial && !opts.keepSMT)
       continue;
@@ -406,6 +410,8 @@ solver::BatchOptions KernelVerifier::batchOptions(z3::context &z) const {
   batch.keepCertificate = opts.keepSMT;
   if (opts.budgetSeconds > 0)
     batch.deadline = start + std::chrono::milliseconds(int64_t(opts.budgetSeconds * 1000));
+  batch.failFast = opts.failFast;
+  batch.alreadyFailed = failedAlready;
   return batch;
 }
 
@@ -417,6 +423,8 @@ solver::ProofCache KernelVerifier::proofCache() const {
 }
 
 void KernelVerifier::solve(z3::context &z, std::vector<solver::Query> &queries, SymExec &ex) {
+  for (const Obligation &o : ex.obligations)
+    failedAlready |= o.refutedByRun.has_value();
   solver::BatchOptions batch = batchOptions(z);
   auto lastReport = std::chrono::steady_clock::now();
   if (opts.progress)
@@ -439,7 +447,11 @@ void KernelVerifier::solve(z3::context &z, std::vector<solver::Query> &queries, 
   for (size_t i = 0; i < queries.size(); ++i)
     if (ex.obligations[i].lemma && queries[i].answer != solver::Answer::Proved)
       lemmasProven = false;
-  if (!lemmasProven) {
+  bool failed = failedAlready;
+  for (const solver::Query &q : queries)
+    failed |= q.decisive && q.answer == solver::Answer::Failed;
+  // (With failFast, a failed kernel's verdict stands whatever the lemmas.)
+  if (!lemmasProven && !(opts.failFast && failed)) {
     std::vector<size_t> again;
     for (size_t i = 0; i < queries.size(); ++i)
       if (!ex.obligations[i].byLemma.empty()) {
@@ -473,6 +485,7 @@ void KernelVerifier::addResults(z3::context &z, SymExec &ex, std::vector<solver:
                       statusName(c.status) + "|" + c.message + "|" + c.explanation;
     if (!seen.insert(key).second && !opts.keepSMT)
       continue; // one line per distinct finding; --emit smt keeps every obligation
+    failedAlready |= c.status == CheckStatus::Failed;
     report.checks.push_back(c);
   }
 }
@@ -515,8 +528,15 @@ CheckResult KernelVerifier::resultOf(z3::context &z, SymExec &ex, Obligation &o,
     break;
   case solver::Answer::NotAttempted:
     c.status = CheckStatus::Unknown;
+    c.attempted = false;
     c.message = "not attempted: " + o.message + " (unknown: the kernel's verification budget of " +
                 std::to_string(int(opts.budgetSeconds)) + " s ran out; see --budget)";
+    return c;
+  case solver::Answer::Skipped:
+    c.status = CheckStatus::Unknown;
+    c.attempted = false;
+    c.message = "not attempted: " + o.message +
+                " (another check of the kernel failed, and --fail-fast stops there)";
     return c;
   }
   if (o.vacuityProbe) {

@@ -27,6 +27,11 @@ struct VerifyOptions {
   std::string cacheDir;       ///< default: $XDG_CACHE_HOME/kuiper or ~/.cache/kuiper
   bool keepSMT = false;       ///< fill CheckResult::smt
   bool releaseMemory = true;  ///< false: leave the solver context to process exit
+  /// Once a check has failed, obligations the cheap solver stages leave
+  /// undecided are not tried further ("unknown: not attempted"): a wrong
+  /// kernel is rejected without the long proofs of its other checks. Which
+  /// ones are skipped depends on resource-limited answers only.
+  bool failFast = false;
   /// Called with one line of progress for kernels that take over a second.
   std::function<void(const std::string &)> progress;
   /// Runs a kernel on the CPU executor before its proof (for kernels with

@@ -314,6 +314,7 @@ Result<Module> compile(const std::string &source, const std::string &path,
     vopts.budgetSeconds = opts.budgetSeconds;
     vopts.progress = opts.progress;
     vopts.jobs = opts.jobs;
+    vopts.failFast = opts.failFast;
     vopts.useCache = opts.useCache;
     vopts.keepSMT = opts.keepSMT;
     vopts.releaseMemory = opts.releaseSolverMemory;

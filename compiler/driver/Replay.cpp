@@ -691,9 +691,13 @@ void falsifyUndecided(const Module &module, Report &report, const ReplayOptions 
   for (KernelReport &kr : report.kernels) {
     std::vector<CheckResult *> open;
     bool scheduleDependent = false;
+    // Checks left unsolved once the kernel failed (--fail-fast) stay so.
+    bool failed = std::any_of(kr.checks.begin(), kr.checks.end(), [](const CheckResult &c) {
+      return c.status == CheckStatus::Failed;
+    });
     for (CheckResult &c : kr.checks)
       if (c.status == CheckStatus::Unknown && c.id != CheckId::Unsupported &&
-          c.id != CheckId::Internal) {
+          c.id != CheckId::Internal && !(failed && !c.attempted)) {
         open.push_back(&c);
         scheduleDependent |= isScheduleDependent(c.id);
       }

@@ -197,6 +197,7 @@ std::string Report::toJSON() const {
       w.field("confirmed", c.confirmed ? boolean(*c.confirmed) : "null");
       w.field("observed", quote(c.observed));
       w.field("time_ms", number(c.timeMs));
+      w.field("attempted", boolean(c.attempted));
       w.close('}');
     }
     w.close(']');
@@ -332,7 +333,7 @@ std::string Report::toText() const {
       std::string where = locationOf(c, file) + ": ";
       os << where << (c.status == CheckStatus::Warning ? "warning: " : "error: ") << c.message
          << " [" << checkName(c.id) << "]\n";
-      if (c.status == CheckStatus::Unknown)
+      if (c.status == CheckStatus::Unknown && c.attempted)
         os << where << "note: not proven: the solver answered unknown after "
            << ms(c.timeMs) << "\n";
       if (!c.counterexample.empty()) {

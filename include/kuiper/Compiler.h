@@ -57,6 +57,10 @@ struct CompileOptions {
   /// Receives progress lines for kernels that take over a second (nullptr: none).
   std::function<void(const std::string &)> progress;
   unsigned jobs = 0;                ///< solver threads, 0 = one per core
+  /// Once a check has failed, stop trying the obligations the cheap solver
+  /// stages leave undecided (they are reported unknown, "not attempted"):
+  /// for tools that only need to know that a candidate kernel is wrong.
+  bool failFast = false;
   bool useCache = true;
   bool keepSMT = false;             ///< keep each obligation's SMT-LIB text in the report
   /// When verification fails, replay each failed check's counterexample on

@@ -34,6 +34,9 @@ struct CheckResult {
   std::optional<bool> confirmed; ///< set by counterexample replay
   std::string observed;          ///< what the replay observed
   double timeMs = 0;
+  /// False for an unknown check that was not solved at all: the kernel's
+  /// budget ran out first, or --fail-fast left it after another failure.
+  bool attempted = true;
   std::string smt; ///< the SMT-LIB text of the obligation (for --emit smt)
   std::string location() const {
     return file + ":" + std::to_string(line) + ":" + std::to_string(col);

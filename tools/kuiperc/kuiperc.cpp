@@ -52,6 +52,9 @@ const char *const kUsage =
     "  --budget SECONDS       wall-clock budget per kernel (default 60, 0: none); past\n"
     "                         it the remaining obligations are unknown, never verified\n"
     "  --jobs N               solver threads (default: one per core)\n"
+    "  --fail-fast            once a check fails, leave the obligations the quick\n"
+    "                         solver stages cannot decide (reported unknown, not\n"
+    "                         attempted): a wrong kernel is rejected sooner\n"
     "  --no-cache             do not use the obligation cache\n"
     "  --no-replay            do not replay counterexamples on the CPU executor\n"
     "  --launch NAME=VALUE,...\n"
@@ -78,6 +81,7 @@ struct Options {
   unsigned jobs = 0;
   bool noCache = false;
   bool noReplay = false;
+  bool failFast = false;
   bool noVectorize = false;
   bool debugInfo = false;
   /// --launch: scalar arguments (name, text) whose launch shapes to print.
@@ -150,13 +154,14 @@ int parseArgs(int argc, char **argv, Options &o) {
       continue;
     }
     if (a == "--verify-only" || a == "--no-verify" || a == "--no-cache" ||
-        a == "--no-replay" || a == "--no-vectorize") {
+        a == "--no-replay" || a == "--no-vectorize" || a == "--fail-fast") {
       if (hasInlineValue)
         return usageError("option '" + a + "' takes no value");
       (a == "--verify-only" ? o.verifyOnly
        : a == "--no-verify" ? o.noVerify
        : a == "--no-cache"  ? o.noCache
        : a == "--no-replay" ? o.noReplay
+       : a == "--fail-fast" ? o.failFast
                             : o.noVectorize) = true;
     } else if (a == "-o") {
       if (!takeValue(o.output))
@@ -453,6 +458,7 @@ int run(const Options &o) {
   copts.jobs = o.jobs;
   copts.useCache = !o.noCache;
   copts.replay = !o.noReplay;
+  copts.failFast = o.failFast;
   copts.releaseSolverMemory = false; // the process exits right after
   copts.keepSMT = o.emit == "smt";
   copts.verify = !o.noVerify && o.emit != "mlir";

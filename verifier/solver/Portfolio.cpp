@@ -190,7 +190,7 @@ std::string kuiper::solver::smtText(z3::context &context, const std::vector<z3::
 
 Answer kuiper::solver::solveQuery(z3::context &context, Query &query, const Limits &limits,
                                   bool keepCertificate, CpuWatchdog *watchdog,
-                                  bool *interrupted) {
+                                  bool *interrupted, Stages stages) {
   try {
     z3::expr_vector asserts = context.parse_string(query.smt.c_str());
     if (provedByFloatAbstraction(context, asserts, limits,
@@ -198,6 +198,8 @@ Answer kuiper::solver::solveQuery(z3::context &context, Query &query, const Limi
                                  interrupted))
       return Answer::Proved;
     z3::check_result r = check(context, Stage::Simplex, asserts, limits, watchdog, interrupted);
+    if (stages == Stages::Quick)
+      return answerOf(r);
     if (r == z3::unknown)
       r = check(context, Stage::Default, asserts, limits, watchdog, interrupted);
     if (r == z3::unknown && !query.fallbackSmt.empty()) {
@@ -314,7 +316,16 @@ void kuiper::solver::solveAll(std::vector<Query> &queries, const ProofCache &cac
   std::atomic<size_t> done{0};
   CpuWatchdog watchdog;
   std::mutex progressLock;
-  auto runLane = [&](unsigned lane) {
+  // With failFast, every query first gets the cheap stages under a probe
+  // limit (phase 1: most failures show there in milliseconds), and the whole
+  // portfolio (phase 2) only if no decisive query failed: which queries are
+  // skipped depends on resource-limited answers alone, never on timing.
+  Limits probe = opts.limits;
+  probe.quickRlimit = std::min(opts.limits.quickRlimit, kProbeRlimit);
+  probe.quickCpuGuardSeconds = opts.limits.quickCpuGuardSeconds *
+                               double(probe.quickRlimit) / double(opts.limits.quickRlimit);
+  std::vector<char> pending(queries.size(), 0);
+  auto runLane = [&](unsigned lane, bool probing) {
     // Created on the first query that needs solving: a Z3 context costs
     // milliseconds (it fills large tables), and cached or trivial queries
     // need none. Lane 0 solves in the caller's context, on the calling thread.
@@ -323,10 +334,13 @@ void kuiper::solver::solveAll(std::vector<Query> &queries, const ProofCache &cac
     bool warm = context != nullptr;
     for (size_t i = lane; i < queries.size(); i += lanes) {
       Query &q = queries[i];
+      bool fromPhase1 = !probing && opts.failFast; // failFast's phase 2
+      if (fromPhase1 && !pending[i])
+        continue;
       auto t0 = std::chrono::steady_clock::now();
-      if (q.skip) {
+      if (!fromPhase1 && q.skip) {
         q.answer = Answer::Unknown;
-      } else if (q.trivial || q.proved || cache.contains(q.hash)) {
+      } else if (!fromPhase1 && (q.trivial || q.proved || cache.contains(q.hash))) {
         q.answer = Answer::Proved;
       } else if (opts.deadline && t0 > *opts.deadline) {
         q.answer = Answer::NotAttempted;
@@ -344,8 +358,8 @@ void kuiper::solver::solveAll(std::vector<Query> &queries, const ProofCache &cac
         // undecided, interrupted or not, is solved again in a fresh one,
         // where the answer depends on the query alone.
         bool wasWarm = warm;
-        q.answer = solveQuery(*context, q, opts.limits, opts.keepCertificate, &watchdog,
-                              &interrupted);
+        q.answer = solveQuery(*context, q, probing ? probe : opts.limits, opts.keepCertificate,
+                              &watchdog, &interrupted, probing ? Stages::Quick : Stages::All);
         if (interrupted) { // an interrupted context is not reused
           owned = std::make_unique<z3::context>();
           context = owned.get();
@@ -353,7 +367,9 @@ void kuiper::solver::solveAll(std::vector<Query> &queries, const ProofCache &cac
         } else {
           warm = true;
         }
-        if (q.answer == Answer::Unknown && wasWarm) {
+        if (probing && q.answer == Answer::Unknown) {
+          pending[i] = 1; // to phase 2 (or skipped there)
+        } else if (q.answer == Answer::Unknown && wasWarm) {
           z3::context cold;
           bool coldInterrupted = false;
           q.answer = solveQuery(cold, q, opts.limits, opts.keepCertificate, &watchdog,
@@ -362,7 +378,9 @@ void kuiper::solver::solveAll(std::vector<Query> &queries, const ProofCache &cac
         if (q.answer == Answer::Proved)
           cache.storeProved(q.hash);
       }
-      q.ms = msSince(t0);
+      q.ms += msSince(t0);
+      if (probing && pending[i])
+        continue; // counted when phase 2 decides it
       size_t finished = ++done;
       if (opts.progress) {
         std::lock_guard<std::mutex> guard(progressLock);
@@ -371,14 +389,29 @@ void kuiper::solver::solveAll(std::vector<Query> &queries, const ProofCache &cac
     }
   };
   // Thread t runs lanes t, t + threads, ...; thread 0 is the caller.
-  auto work = [&](unsigned thread) {
-    for (unsigned lane = thread; lane < lanes; lane += threads)
-      runLane(lane);
+  auto runPhase = [&](bool probing) {
+    auto work = [&](unsigned thread) {
+      for (unsigned lane = thread; lane < lanes; lane += threads)
+        runLane(lane, probing);
+    };
+    std::vector<std::thread> pool;
+    for (unsigned t = 1; t < threads; ++t)
+      pool.emplace_back(work, t);
+    work(0);
+    for (auto &t : pool)
+      t.join();
   };
-  std::vector<std::thread> pool;
-  for (unsigned t = 1; t < threads; ++t)
-    pool.emplace_back(work, t);
-  work(0);
-  for (auto &t : pool)
-    t.join();
+  runPhase(/*probing=*/opts.failFast);
+  if (!opts.failFast)
+    return;
+  bool failed = opts.alreadyFailed;
+  for (const Query &q : queries)
+    failed |= q.decisive && q.answer == Answer::Failed;
+  if (failed) {
+    for (size_t i = 0; i < queries.size(); ++i)
+      if (pending[i])
+        queries[i].answer = Answer::Skipped;
+    return;
+  }
+  runPhase(/*probing=*/false);
 }

@@ -31,8 +31,19 @@ enum class Answer {
   Proved,      ///< unsat: the goal follows
   Failed,      ///< sat: a counterexample exists
   Unknown,     ///< the resource limit ran out (or the solver gave up)
-  NotAttempted ///< the budget ran out before the query was tried
+  NotAttempted, ///< the budget ran out before the query was tried
+  Skipped       ///< failFast: left after the cheap stages, another check failed
 };
+
+/// Which of the portfolio's stages solveQuery runs.
+enum class Stages {
+  All,  ///< every stage, cheapest first
+  Quick ///< the cheap first stages only (float abstraction, simplex)
+};
+
+/// The quick stages' resource limit in failFast's first pass (a tenth of a
+/// second's worth): races, bounds and most wrong values fail within it.
+constexpr uint64_t kProbeRlimit = 2'000'000;
 
 /// Limits that decide answers: resource units, never wall-clock time.
 struct Limits {
@@ -60,6 +71,9 @@ struct Query {
   bool trivial = false;    ///< the goal simplified to true
   bool skip = false;       ///< not to be solved (e.g. unsupported)
   bool proved = false;     ///< proven before the batch: solveAll keeps it
+  /// A failure of this query fails the kernel (not a lemma, a finding or a
+  /// vacuity probe): what failFast stops on.
+  bool decisive = true;
   Answer answer = Answer::Unknown;
   double ms = 0;           ///< wall time spent (for reports, never for verdicts)
   std::string certificate; ///< the SMT text that proved it (with keepCertificate)
@@ -103,6 +117,13 @@ struct BatchOptions {
   /// threads (at most one per lane) run them.
   unsigned queriesPerWorker = 24;
   static constexpr size_t kMaxLanes = 4;
+  /// Every query first gets the cheap stages under kProbeRlimit; the whole
+  /// portfolio only if no decisive query failed there (and not
+  /// alreadyFailed); otherwise the undecided ones are Skipped. For tools that
+  /// only need the verdict of a wrong kernel (kuiperc --fail-fast).
+  bool failFast = false;
+  /// With failFast: the kernel has already failed (e.g. a run refuted a check).
+  bool alreadyFailed = false;
 };
 
 /// SHA-256 of `text` in hex.
@@ -163,7 +184,7 @@ private:
 /// given, stops a stage that exceeds the CPU guard and sets `*interrupted`.
 Answer solveQuery(z3::context &context, Query &query, const Limits &limits,
                   bool keepCertificate, CpuWatchdog *watchdog = nullptr,
-                  bool *interrupted = nullptr);
+                  bool *interrupted = nullptr, Stages stages = Stages::All);
 
 /// A model of `asserts` (in `context`) found by the portfolio's stages that
 /// can answer sat, each under `limits`; nothing if none finds one. The
