@@ -127,6 +127,8 @@ private:
   /// A check has failed (in a finished mode, or refuted by a run): with
   /// failFast, later batches stop after their cheap stages.
   bool failedAlready = false;
+  /// Set by refineFolds when its rounds ran out (for the message).
+  bool foldsUndecided = false;
   /// When some query of `queries` must be solved (not trivial, proven or
   /// cached) and the kernel is worth it, runs it first (once per kernel,
   /// VerifyOptions::runFirst); then marks, for each run failure not reported
@@ -150,6 +152,11 @@ private:
   CheckResult resultOf(z3::context &z, SymExec &ex, Obligation &o, solver::Query &q);
   void vacuityResult(Obligation &o, CheckResult &c);
   void counterexample(z3::context &z, SymExec &ex, Obligation &o, CheckResult &c);
+  /// For a failed obligation about symbolic folds (sum_n, reduce_*_n, known
+  /// by their one-step definitions only): whether a model exists in which
+  /// every fold has its defined value. Proved when none does, Failed with the
+  /// facts that rule out the others added to `o`, Unknown when undecided.
+  CheckStatus refineFolds(z3::context &z, SymExec &ex, Obligation &o);
   /// CPU seconds after which the full solver stage is stopped: three times
   /// what the resource limit stands for, and at least 30 s, so that the
   /// resource limit (which does not depend on the machine or its load) is
@@ -552,14 +559,120 @@ CheckResult KernelVerifier::resultOf(z3::context &z, SymExec &ex, Obligation &o,
     c.status = CheckStatus::Warning;
     c.message =
         o.failMessage + " (a finding; add the 'deterministic' clause to make it an error)";
-  } else if (c.status == CheckStatus::Failed) {
+  } else if (c.status == CheckStatus::Failed &&
+             (c.status = refineFolds(z, ex, o)) == CheckStatus::Failed) {
     c.message = o.failMessage;
     counterexample(z, ex, o, c);
+  } else if (c.status == CheckStatus::Proved && q.answer == solver::Answer::Failed &&
+             opts.keepSMT) {
+    // Proved by refineFolds: the query with the facts it added.
+    std::vector<z3::expr> asserts = assumptionsOf(ex, o);
+    asserts.push_back(!*o.goal);
+    c.smt = "; proved with the definitions of symbolic folds at the counts the solver's models "
+            "chose\n" + canonicalLetNames(solver::smtText(z, asserts));
+  } else if (c.status == CheckStatus::Unknown && foldsUndecided) {
+    c.message = "could not decide: " + o.message +
+                " (the solver's models gave a symbolic sum or reduction other values than "
+                "its terms'; see Sums in docs/verification.md)";
   } else if (c.status == CheckStatus::Unknown) {
     c.message = (o.lemma ? o.failMessage : "could not decide: " + o.message) +
                 " (the solver's resource limit ran out; see --timeout)";
   }
   return c;
+}
+
+CheckStatus KernelVerifier::refineFolds(z3::context &z, SymExec &ex, Obligation &o) {
+  foldsUndecided = false;
+  std::vector<z3::expr> asserts = assumptionsOf(ex, o);
+  asserts.push_back(!*o.goal);
+  // The fold applications of the query (their counts included).
+  std::vector<z3::expr> folds;
+  std::set<unsigned> seen;
+  std::function<void(const z3::expr &)> walk = [&](const z3::expr &e) {
+    // Not into quantifier or lambda bodies: a fold there has bound
+    // variables in its count, which a model does not give a value.
+    if (!e.is_app() || !seen.insert(Z3_get_ast_id(z, e)).second)
+      return;
+    if (SymExec::isFoldTerm(e))
+      folds.push_back(e);
+    for (unsigned i = 0; i < e.num_args(); ++i)
+      walk(e.arg(i));
+  };
+  for (const z3::expr &a : asserts)
+    walk(a);
+  if (folds.empty())
+    return CheckStatus::Failed;
+  // Counterexample-guided: for each fold at the count a model gives it (at
+  // most kMaxTerms), add the valid fact "count == c implies the fold is its c
+  // terms" and ask again, until a model's folds all have their facts (it is
+  // a model of their definitions: a counterexample) or none is left. The
+  // facts are not checked against the model's values of the folds: Z3's
+  // model of a function of an array (the fold's body, a lambda) need not
+  // agree with what its search used.
+  // Each round has a sixteenth of the obligation's resource limit (all of
+  // them together at most three times what one obligation may): a count
+  // that depends on the thread takes a round per value.
+  constexpr int64_t kMaxTerms = 256;
+  constexpr unsigned kRounds = 48;
+  z3::context cx;
+  auto inCx = [&](const z3::expr &e) { return z3::expr(cx, Z3_translate(z, e, cx)); };
+  // A solver built from tactics: each round is solved afresh (with Z3's
+  // preprocessing), not incrementally; the incremental core ran out of its
+  // limit on a scan's 21st round.
+  z3::solver s = (z3::tactic(cx, "simplify") & z3::tactic(cx, "smt")).mk_solver();
+  z3::params p(cx);
+  p.set("rlimit", static_cast<unsigned>(std::min<uint64_t>(opts.rlimit / 16, UINT32_MAX)));
+  p.set("arith.nl.nra", false);
+  s.set(p);
+  for (const z3::expr &a : asserts)
+    s.add(inCx(a));
+  std::vector<z3::expr> added;
+  std::set<std::pair<unsigned, int64_t>> instantiated; // (fold's AST id, count)
+  auto instantiate = [&](const z3::expr &t, int64_t count) {
+    if (!instantiated.insert({Z3_get_ast_id(z, t), count}).second)
+      return false;
+    std::optional<z3::expr> value = ex.foldValue(t, count);
+    if (!value)
+      return false;
+    z3::expr fact = z3::implies(t.arg(2) == z.int_val(count), t == *value);
+    added.push_back(fact);
+    s.add(inCx(fact));
+    return true;
+  };
+  solver::CpuWatchdog watchdog;
+  for (unsigned round = 0; round < kRounds; ++round) {
+    z3::check_result r;
+    {
+      solver::GuardedCall guard(&watchdog, cx, cpuGuardSeconds() / 16);
+      r = s.check();
+    }
+    if (r == z3::unsat) {
+      o.assumptions.insert(o.assumptions.end(), added.begin(), added.end());
+      return CheckStatus::Proved;
+    }
+    if (r != z3::sat)
+      break;
+    z3::model m = s.get_model();
+    bool refined = false, tooLong = false;
+    for (const z3::expr &t : folds) {
+      int64_t count = 0;
+      if (!m.eval(inCx(t.arg(2)), true).is_numeral_i64(count) || count > kMaxTerms) {
+        tooLong = true;
+        continue;
+      }
+      refined |= instantiate(t, count);
+    }
+    if (!refined) {
+      if (tooLong)
+        break; // a fold too long to unroll: the model may not be one
+      // Every fold of this model is its terms: the failure stands, and its
+      // counterexample is searched for with the same facts.
+      o.assumptions.insert(o.assumptions.end(), added.begin(), added.end());
+      return CheckStatus::Failed;
+    }
+  }
+  foldsUndecided = true;
+  return CheckStatus::Unknown;
 }
 
 /// Proving the negation of an assumption shows it contradictory: a warning.

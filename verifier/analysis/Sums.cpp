@@ -358,3 +358,43 @@ z3::expr SymExec::reduceTerm(ReduceKind k, z3::expr f, Type termType, z3::expr l
   termFacts.push_back({t, z3::ite(oddsCount > 0, both, t == evens)});
   return t;
 }
+
+bool SymExec::isFoldTerm(const z3::expr &e) {
+  if (!e.is_app() || e.num_args() != 4 || !e.arg(0).is_array())
+    return false;
+  std::string name = e.decl().name().str();
+  return name == "sum_n" ||
+         (name.size() > 9 && name.rfind("reduce_", 0) == 0 && name.substr(name.size() - 2) == "_n" &&
+          symbolizeReduceKind(llvm::StringRef(name).substr(7, name.size() - 9)).has_value());
+}
+
+std::optional<z3::expr> SymExec::foldValue(const z3::expr &app, int64_t count) {
+  z3::expr f = app.arg(0), lo = app.arg(1);
+  int64_t s = 0;
+  if (!app.arg(3).is_numeral_i64(s))
+    return std::nullopt;
+  auto term = [&](int64_t j) { return z3::select(f, lo + z.int_val(j * s)).simplify(); };
+  std::string name = app.decl().name().str();
+  if (name == "sum_n") { // real terms, as in approx clauses with constant bounds
+    z3::expr acc = z.real_val(0);
+    for (int64_t j = 0; j < count; ++j)
+      acc = j == 0 ? term(0) : acc + term(j);
+    return acc;
+  }
+  ReduceKind k = *symbolizeReduceKind(llvm::StringRef(name).substr(7, name.size() - 9));
+  bool arg = k == ReduceKind::ArgMax || k == ReduceKind::ArgMin;
+  if (count <= 0)
+    return arg ? std::optional<z3::expr>(lo) : std::nullopt;
+  z3::expr acc = term(0), idx = lo;
+  for (int64_t j = 1; j < count; ++j) {
+    z3::expr t = term(j);
+    if (arg) {
+      z3::expr beats = argBeats(t, acc, k == ReduceKind::ArgMin);
+      idx = z3::ite(beats, lo + z.int_val(j * s), idx);
+      acc = z3::ite(beats, t, acc);
+    } else {
+      acc = reduceCombine(k, acc, t);
+    }
+  }
+  return arg ? idx : acc;
+}

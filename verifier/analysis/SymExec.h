@@ -186,6 +186,12 @@ public:
   /// applied in them.
   static void collectTerms(const z3::expr &root, std::set<unsigned> &terms,
                            std::set<unsigned> &decls);
+  /// Whether `e` applies a symbolic fold (`sum_n`, `reduce_<kind>_n`).
+  static bool isFoldTerm(const z3::expr &e);
+  /// The value of the fold application `app` (isFoldTerm) when its count is
+  /// `count`, unrolled over its body's terms as a fold with constant bounds
+  /// is; nothing where that is not modelled (an empty value reduction).
+  std::optional<z3::expr> foldValue(const z3::expr &app, int64_t count);
 
   std::vector<Obligation> obligations;
   std::set<std::string> trusted;
