@@ -93,6 +93,21 @@ CheckResult resultAt(CheckId id, const SrcLoc &loc) {
   return c;
 }
 
+/// Checks whose obligations read memory values (merged states): coverage
+/// and the clauses about values.
+bool readsMemoryValues(CheckId id) {
+  switch (id) {
+  case CheckId::Coverage:
+  case CheckId::Postcondition:
+  case CheckId::Assert:
+  case CheckId::Invariant:
+  case CheckId::BarrierContract:
+    return true;
+  default:
+    return false;
+  }
+}
+
 Verdict verdictOf(const std::vector<CheckResult> &checks) {
   bool failed = false, unknown = false;
   for (const CheckResult &c : checks) {
@@ -129,6 +144,8 @@ private:
   bool failedAlready = false;
   /// Set by refineFolds when its rounds ran out (for the message).
   bool foldsUndecided = false;
+  /// Some writer lemma of the mode being reported is not proven.
+  bool writerUnproven = false;
   /// When some query of `queries` must be solved (not trivial, proven or
   /// cached) and the kernel is worth it, runs it first (once per kernel,
   /// VerifyOptions::runFirst); then marks, for each run failure not reported
@@ -484,6 +501,10 @@ void KernelVerifier::solve(z3::context &z, std::vector<solver::Query> &queries, 
 
 void KernelVerifier::addResults(z3::context &z, SymExec &ex, std::vector<solver::Query> &queries,
                                 KernelReport &report) {
+  writerUnproven = false;
+  for (size_t i = 0; i < ex.obligations.size(); ++i)
+    writerUnproven |= ex.obligations[i].writerLemma && ex.obligations[i].unsupported.empty() &&
+                      queries[i].answer != solver::Answer::Proved;
   std::set<std::string> seen;
   for (size_t i = 0; i < ex.obligations.size(); ++i) {
     report.obligations++;
@@ -553,12 +574,19 @@ CheckResult KernelVerifier::resultOf(z3::context &z, SymExec &ex, Obligation &o,
               "cannot (warning)\n" + c.smt;
     return c;
   }
-  if (c.status == CheckStatus::Failed && o.lemma)
+  bool lemmaRefuted = c.status == CheckStatus::Failed && o.lemma;
+  if (lemmaRefuted)
     c.status = CheckStatus::Unknown;
   if (c.status == CheckStatus::Failed && o.finding) {
     c.status = CheckStatus::Warning;
     c.message =
         o.failMessage + " (a finding; add the 'deterministic' clause to make it an error)";
+  } else if (c.status == CheckStatus::Failed && writerUnproven && readsMemoryValues(o.id)) {
+    // Its model reads memory through a writer that may not be the one.
+    c.status = CheckStatus::Unknown;
+    c.message = "could not decide: " + o.message +
+                " (it depends on which thread writes each element, which the verifier could not "
+                "determine here)";
   } else if (c.status == CheckStatus::Failed &&
              (c.status = refineFolds(z, ex, o)) == CheckStatus::Failed) {
     c.message = o.failMessage;
@@ -574,9 +602,13 @@ CheckResult KernelVerifier::resultOf(z3::context &z, SymExec &ex, Obligation &o,
     c.message = "could not decide: " + o.message +
                 " (the solver's models gave a symbolic sum or reduction other values than "
                 "its terms'; see Sums in docs/verification.md)";
+  } else if (lemmaRefuted && o.writerLemma) {
+    c.message = o.failMessage + " (its index is not one the verifier can invert to the "
+                                "writing thread; see Limits in docs/verification.md)";
   } else if (c.status == CheckStatus::Unknown) {
     c.message = (o.lemma ? o.failMessage : "could not decide: " + o.message) +
-                " (the solver's resource limit ran out; see --timeout)";
+                (lemmaRefuted ? std::string(" (a modelling lemma does not hold here)")
+                              : std::string(" (the solver's resource limit ran out; see --timeout)"));
   }
   return c;
 }

@@ -334,8 +334,7 @@ std::string Report::toText() const {
       os << where << (c.status == CheckStatus::Warning ? "warning: " : "error: ") << c.message
          << " [" << checkName(c.id) << "]\n";
       if (c.status == CheckStatus::Unknown && c.attempted)
-        os << where << "note: not proven: the solver answered unknown after "
-           << ms(c.timeMs) << "\n";
+        os << where << "note: not proven after " << ms(c.timeMs) << " of solving\n";
       if (!c.counterexample.empty()) {
         os << where << "note: counterexample:";
         for (const auto &[name, value] : c.counterexample)

@@ -575,6 +575,7 @@ MemRef SymExec::mergeNode(const void *mem, MemRef prev, const std::vector<const 
       o.assumptions.erase(o.assumptions.end() - witnessFactCount, o.assumptions.end());
     }
     o.lemma = true;
+    o.writerLemma = true;
     obligations.push_back(std::move(o));
   }
   return node;

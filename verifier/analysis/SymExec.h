@@ -65,6 +65,11 @@ struct Obligation {
   std::string unsupported; ///< non-empty: cannot be checked (verdict unknown)
   std::string memoryName;  ///< the buffer a coverage obligation is about
   bool lemma = false;      ///< a modelling lemma: failure means "unknown"
+  /// A writer lemma (the writer inferred for an element is the thread that
+  /// writes it): the merged memory states that reads see rest on it, so
+  /// while one is not proven a failure about memory values may be an
+  /// artifact of a wrong writer.
+  bool writerLemma = false;
   bool finding = false;    ///< a finding, not an error: failure means "warning"
   /// What the obligation may assume besides the requires clauses:
   /// Launch (the launch's own validity: nothing else), Kernel (valid buffer
