@@ -444,7 +444,7 @@ void fillInputs(const Module &module, const std::string &kernel, Args &args,
 Result<std::vector<std::string>> chooseScalars(const Module &m,
                                                const std::string &kernel,
                                                Args &args, int64_t maxElements,
-                                               bool solve) {
+                                               bool solve, const std::string &favour) {
   const KernelInfo *k = m.kernel(kernel);
   if (!k)
     return Error{"no kernel '" + kernel + "' in the module", 2};
@@ -497,6 +497,33 @@ Result<std::vector<std::string>> chooseScalars(const Module &m,
       trial.set(ints[j]->name, cands[idx[j]]);
   };
   bool found = false;
+  if (!favour.empty()) {
+    // The favoured parameter large (candidates in order), the others alike
+    // and small (candidates from the smallest positive one up).
+    size_t f = ints.size();
+    for (size_t j = 0; j < ints.size(); ++j)
+      if (ints[j]->name == favour)
+        f = j;
+    if (f == ints.size())
+      return Error{"no integer parameter '" + favour + "' to favour", 2};
+    for (size_t cf = 0; cf + 1 < nc && !found; ++cf) {
+      for (size_t co = nc - 1; co-- > 0 && !found;) { // 1, 2, 4, ... (never 0)
+        for (size_t j = 0; j < ints.size(); ++j)
+          idx[j] = j == f ? cf : co;
+        Args trial = args;
+        assign(trial);
+        if (fits(trial)) {
+          args = std::move(trial);
+          found = true;
+        }
+      }
+    }
+    if (!found)
+      return Error{"no skewed values of the integer parameters satisfy the requires clause", 2};
+    for (size_t j = 0; j < ints.size(); ++j)
+      chosen.push_back(ints[j]->name + "=" + std::to_string(cands[idx[j]]));
+    return chosen;
+  }
   for (size_t c = 0; c < nc && !found; ++c) {
     std::fill(idx.begin(), idx.end(), c);
     Args trial = args;

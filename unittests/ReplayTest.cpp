@@ -409,3 +409,82 @@ TEST(Falsify, UnwrittenElementsRefuteTheWrittenClaimOnly) {
   EXPECT_NE(r.kernels[0].checks[1].observed.find("never written"), std::string::npos)
       << r.kernels[0].checks[1].observed;
 }
+
+TEST(Falsify, UnderflowIsNotAFailureOfAnApproxClause) {
+  // The product of up to 1000 factors in [-2, 2) underflows f32 (to 0 or a
+  // denormal): the approx proof is over the reals, without underflow, so a run
+  // that shows it does not refute the clause.
+  const char *kProd = R"(
+kernel prod(in x: f32[n], out s: f32[1], n: i32)
+  launch block(1) grid(1)
+  requires n >= 1 && n <= 1 << 20
+  ensures approx s[0] == prod(k in 0..n: x[k])
+{
+  var acc: f32 = 1.0;
+  for j in 0..n
+    invariant approx acc == prod(k in 0..j: x[k])
+  {
+    acc *= x[j];
+  }
+  s[0] = acc;
+}
+)";
+  Module m = compileNoVerify(kProd, "k.kp");
+  std::vector<CheckResult> found = runForFailures(m, "prod", false, {1 << 12});
+  EXPECT_TRUE(found.empty()) << found[0].observed;
+}
+
+namespace {
+// Sums rows through a tree that starts at stride 64: partial[128..256) is
+// dropped, which shows only with more than 128 columns.
+const char *kRowSumMissingLevel = R"(
+kernel row_sum(in x: f32[rows, cols], out y: f32[rows], rows: i32, cols: i32)
+  launch block(256) grid(rows)
+  requires rows >= 0 && cols >= 0 && rows <= 1 << 20 && cols <= 1 << 20
+  ensures approx forall r in 0..rows: y[r] == sum(j in 0..cols: x[r, j])
+{
+  shared partial: f32[256];
+  let t = threadIdx.x;
+  var acc: f32 = 0.0;
+  for j in t..cols step 256 {
+    acc += x[blockIdx.x, j];
+  }
+  partial[t] = acc;
+  barrier;
+  for stride in [64, 32, 16, 8, 4, 2, 1] {
+    if t < stride {
+      partial[t] += partial[t + stride];
+    }
+    barrier;
+  }
+  if t == 0 {
+    y[blockIdx.x] = partial[0];
+  }
+}
+)";
+} // namespace
+
+TEST(Falsify, SkewedShapeFindsAFailureOfWideRows) {
+  Module m = compileNoVerify(kRowSumMissingLevel, "k.kp");
+  std::vector<CheckResult> found = runForFailures(m, "row_sum", false, {1 << 12});
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].id, CheckId::Postcondition);
+  EXPECT_NE(found[0].observed.find("rows = 1, cols = 1000"), std::string::npos)
+      << found[0].observed;
+}
+
+TEST(ChooseScalars, FavouredParameterGetsTheLargestFit) {
+  Module m = compileNoVerify(kRowSumMissingLevel, "k.kp");
+  Args balanced, wide, tall;
+  ASSERT_TRUE(chooseScalars(m, "row_sum", balanced, 1 << 12, false));
+  Result<std::vector<std::string>> w = chooseScalars(m, "row_sum", wide, 1 << 12, false, "cols");
+  ASSERT_TRUE(w);
+  EXPECT_EQ((*w)[0], "rows=1");
+  EXPECT_EQ((*w)[1], "cols=1000");
+  Result<std::vector<std::string>> t = chooseScalars(m, "row_sum", tall, 1 << 12, false, "rows");
+  ASSERT_TRUE(t);
+  EXPECT_EQ((*t)[0], "rows=16"); // 16 blocks of 256 threads: the thread cap
+  EXPECT_EQ((*t)[1], "cols=1");
+  Args none;
+  EXPECT_FALSE(chooseScalars(m, "row_sum", none, 1 << 12, false, "nope"));
+}

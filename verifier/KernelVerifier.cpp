@@ -178,6 +178,12 @@ private:
   /// what the resource limit stands for, and at least 30 s, so that the
   /// resource limit (which does not depend on the machine or its load) is
   /// what decides, and the guard only stops procedures Z3 does not count.
+  /// The end of the kernel's --budget, if it has one.
+  std::optional<std::chrono::steady_clock::time_point> deadline() const {
+    if (opts.budgetSeconds <= 0)
+      return std::nullopt;
+    return start + std::chrono::milliseconds(int64_t(opts.budgetSeconds * 1000));
+  }
   double cpuGuardSeconds() const {
     return std::max(30.0, 3 * double(opts.rlimit) / kResourceUnitsPerSecond);
   }
@@ -432,8 +438,8 @@ solver::BatchOptions KernelVerifier::batchOptions(z3::context &z) const {
   batch.jobs = opts.jobs;
   batch.callerContext = &z;
   batch.keepCertificate = opts.keepSMT;
-  if (opts.budgetSeconds > 0)
-    batch.deadline = start + std::chrono::milliseconds(int64_t(opts.budgetSeconds * 1000));
+  batch.deadline = deadline();
+  batch.limits.deadline = batch.deadline;
   batch.failFast = opts.failFast;
   batch.alreadyFailed = failedAlready;
   return batch;
@@ -557,7 +563,7 @@ CheckResult KernelVerifier::resultOf(z3::context &z, SymExec &ex, Obligation &o,
   case solver::Answer::NotAttempted:
     c.status = CheckStatus::Unknown;
     c.attempted = false;
-    c.message = "not attempted: " + o.message + " (unknown: the kernel's verification budget of " +
+    c.message = "undecided: " + o.message + " (the kernel's verification budget of " +
                 std::to_string(int(opts.budgetSeconds)) + " s ran out; see --budget)";
     return c;
   case solver::Answer::Skipped:
@@ -671,7 +677,7 @@ CheckStatus KernelVerifier::refineFolds(z3::context &z, SymExec &ex, Obligation 
     s.add(inCx(fact));
     return true;
   };
-  solver::CpuWatchdog watchdog;
+  solver::CpuWatchdog watchdog(deadline());
   for (unsigned round = 0; round < kRounds; ++round) {
     z3::check_result r;
     {
@@ -733,6 +739,7 @@ void KernelVerifier::counterexample(z3::context &z, SymExec &ex, Obligation &o,
   solver::Limits limits;
   limits.rlimit = opts.rlimit;
   limits.cpuGuardSeconds = cpuGuardSeconds();
+  limits.deadline = deadline();
   std::vector<z3::expr> small;
   for (auto &param : ex.params)
     small.push_back(inCx(param.term));

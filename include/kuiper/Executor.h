@@ -156,6 +156,12 @@ struct ExecOptions {
   /// Relative tolerance of approx clauses: |a - b| <= tol * (magnitude),
   /// where magnitude is the sum of the magnitudes of the terms involved.
   double approxRelTol = 1e-5;
+  /// Approx comparisons also hold where a side is outside the normal range
+  /// of the compared float type (infinite, or below its smallest normal
+  /// number times 2^24, both sides within that of each other): the approx
+  /// proof is over the reals, without underflow or overflow, so a run that
+  /// looks for failures of it (runForFailures) must not count those.
+  bool approxWithinRange = false;
   /// Stop recording new violations after this many (distinct) ones.
   unsigned maxViolations = 100;
   /// Do not run the kernel: evaluate its `ensures` on the buffers as bound
@@ -163,7 +169,8 @@ struct ExecOptions {
   /// as `postcondition` violations. `old(e)` reads the buffers as bound.
   bool ensuresOnly = false;
   /// Stop (with an error) after this many interpreted operations over all
-  /// threads; 0 = no limit. Replay uses it so a huge loop cannot stall a compile.
+  /// threads, those of spec clauses included; 0 = no limit. Replay uses it so
+  /// a huge loop cannot stall a compile.
   uint64_t maxSteps = 0;
 };
 
@@ -221,11 +228,15 @@ private:
 /// `maxElements`. Returns the choices made ("n=1000"); error code 2 when no
 /// candidate fits. With `solve`, Z3 then looks for small values under which
 /// every loop runs at least twice, and for values when no candidate fits.
+/// With `favour` (an integer parameter's name), a skewed shape instead: that
+/// parameter the largest candidate, and the others the smallest positive one
+/// with which it fits (rows = 1, cols = 1000), no Z3; an error if none does.
 Result<std::vector<std::string>> chooseScalars(const Module &module,
                                                const std::string &kernel,
                                                Args &args,
                                                int64_t maxElements = 1 << 16,
-                                               bool solve = true);
+                                               bool solve = true,
+                                               const std::string &favour = "");
 
 /// Fills the `in` and `inout` buffers of `kernel` bound in `args` with
 /// seeded random values: floats in [-2, 2), integers in [-100, 100], bools

@@ -275,6 +275,15 @@ bool evalCmpF(KernelInterpreter &in, Operation *op, EvalContext &context) {
                                           (v.lhs.magnitude + v.rhs.magnitude)
                                     : 0;
   bool equal = a == b || (context.approx && std::fabs(a - b) <= tolerance);
+  if (context.approx && in.options.approxWithinRange && !equal && !unordered) {
+    // Past the range the approx proof models: underflow or overflow.
+    auto ft = dyn_cast<FloatType>(op->getOperand(0).getType());
+    double tiny = ft ? llvm::APFloat::getSmallestNormalized(ft.getFloatSemantics())
+                               .convertToDouble() * 0x1p24
+                     : 0;
+    bool underflow = (std::fabs(a) < tiny || std::fabs(b) < tiny) && std::fabs(a - b) <= tiny;
+    equal = underflow || std::isinf(a) || std::isinf(b);
+  }
   bool less = !equal && a < b, greater = !equal && a > b;
   using P = arith::CmpFPredicate;
   P predicate = cast<arith::CmpFOp>(op).getPredicate();

@@ -33,6 +33,12 @@ bool KernelInterpreter::evaluateRegion(Region &region,
       }
       return true;
     }
+    // Spec clauses count against the step limit too: an invariant that
+    // sums a row, checked every iteration, is quadratic in the row.
+    if (options.maxSteps && ++totalSteps > options.maxSteps) {
+      fail("step limit of " + std::to_string(options.maxSteps) + " operations reached");
+      return false;
+    }
     if (!evaluate(&op, context))
       return false;
   }

@@ -34,7 +34,9 @@ using namespace kuiper::solver;
 // CPU-time guard
 //===----------------------------------------------------------------------===//
 
-kuiper::solver::CpuWatchdog::CpuWatchdog() : thread([this] { watch(); }) {}
+kuiper::solver::CpuWatchdog::CpuWatchdog(
+    std::optional<std::chrono::steady_clock::time_point> deadline)
+    : deadline(deadline), thread([this] { watch(); }) {}
 
 kuiper::solver::CpuWatchdog::~CpuWatchdog() {
   {
@@ -74,8 +76,9 @@ void kuiper::solver::CpuWatchdog::watch() {
     // Once past the deadline the context is interrupted at every tick until
     // the call returns: an interrupt that lands while Z3 sets up an inner
     // procedure can be lost, and one more costs nothing.
+    bool pastBudget = budgetRanOut();
     for (auto &[context, w] : armed)
-      if (w.fired || cpuTime(w.clock) > w.deadline) {
+      if (w.fired || pastBudget || cpuTime(w.clock) > w.deadline) {
         w.fired = true;
         context->interrupt();
       }
@@ -263,7 +266,7 @@ std::optional<z3::model> kuiper::solver::findModel(z3::context &context,
                                                    const z3::expr_vector &asserts,
                                                    const Limits &limits,
                                                    const std::vector<z3::expr> &small) {
-  CpuWatchdog watchdog;
+  CpuWatchdog watchdog(limits.deadline);
   try {
     // First with every term of `small` in [-64, 64], under a quarter of the
     // quick limit: most failures show on small shapes.
@@ -314,7 +317,7 @@ void kuiper::solver::solveAll(std::vector<Query> &queries, const ProofCache &cac
   unsigned threads = opts.jobs ? opts.jobs : std::max(1u, std::thread::hardware_concurrency());
   threads = std::min(threads, lanes);
   std::atomic<size_t> done{0};
-  CpuWatchdog watchdog;
+  CpuWatchdog watchdog(opts.deadline);
   std::mutex progressLock;
   // With failFast, every query first gets the cheap stages under a probe
   // limit (phase 1: most failures show there in milliseconds), and the whole
@@ -367,13 +370,17 @@ void kuiper::solver::solveAll(std::vector<Query> &queries, const ProofCache &cac
         } else {
           warm = true;
         }
-        if (probing && q.answer == Answer::Unknown) {
+        if (q.answer == Answer::Unknown && watchdog.budgetRanOut()) {
+          q.answer = Answer::NotAttempted; // stopped by the budget: not decided
+        } else if (probing && q.answer == Answer::Unknown) {
           pending[i] = 1; // to phase 2 (or skipped there)
         } else if (q.answer == Answer::Unknown && wasWarm) {
           z3::context cold;
           bool coldInterrupted = false;
           q.answer = solveQuery(cold, q, opts.limits, opts.keepCertificate, &watchdog,
                                 &coldInterrupted);
+          if (q.answer == Answer::Unknown && watchdog.budgetRanOut())
+            q.answer = Answer::NotAttempted;
         }
         if (q.answer == Answer::Proved)
           cache.storeProved(q.hash);

@@ -61,6 +61,10 @@ struct Limits {
   /// The same for each cheap first stage (about three times what
   /// quickRlimit stands for).
   double quickCpuGuardSeconds = 8;
+  /// The kernel's wall-clock budget (--budget), if any: past it every call
+  /// is interrupted, so that its answer is unknown. It can only turn an
+  /// answer into "unknown", never into a proof.
+  std::optional<std::chrono::steady_clock::time_point> deadline;
 };
 
 /// One query of the portfolio.
@@ -138,12 +142,19 @@ std::string smtText(z3::context &context, const std::vector<z3::expr> &asserts);
 /// allowed (Limits::cpuGuardSeconds). One watchdog thread serves a batch.
 class CpuWatchdog {
 public:
-  CpuWatchdog();
+  /// With `deadline`, every guarded call still running then is interrupted
+  /// too, and budgetRanOut() says so.
+  explicit CpuWatchdog(
+      std::optional<std::chrono::steady_clock::time_point> deadline = std::nullopt);
   ~CpuWatchdog();
   /// Guards the calling thread's next solver call on `context`.
   void arm(z3::context &context, double cpuSeconds);
   /// Ends the guard; whether it interrupted the context.
   bool disarm(z3::context &context);
+  /// Whether the deadline has passed.
+  bool budgetRanOut() const {
+    return deadline && std::chrono::steady_clock::now() > *deadline;
+  }
 
 private:
   struct Watch {
@@ -151,6 +162,7 @@ private:
     double deadline;
     bool fired;
   };
+  std::optional<std::chrono::steady_clock::time_point> deadline;
   std::mutex lock;
   std::condition_variable wake;
   bool stopping = false;
