@@ -274,7 +274,10 @@ bool evalCmpF(KernelInterpreter &in, Operation *op, EvalContext &context) {
   double tolerance = context.approx ? in.options.approxRelTol *
                                           (v.lhs.magnitude + v.rhs.magnitude)
                                     : 0;
-  bool equal = a == b || (context.approx && std::fabs(a - b) <= tolerance);
+  // (An infinite magnitude, a side that overflowed, gives no tolerance: -inf
+  // is not approximately a finite value.)
+  bool equal = a == b || (context.approx && std::isfinite(tolerance) &&
+                          std::fabs(a - b) <= tolerance);
   if (context.approx && in.options.approxWithinRange && !equal && !unordered) {
     // Past the range the approx proof models: underflow or overflow.
     auto ft = dyn_cast<FloatType>(op->getOperand(0).getType());

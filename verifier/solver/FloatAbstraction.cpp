@@ -11,6 +11,27 @@ std::optional<z3::expr_vector> kuiper::solver::abstractFloats(z3::context &c,
                                                              const z3::expr_vector &in) {
   std::map<unsigned, z3::expr> memo;
   bool any = false, quant = false;
+  std::map<unsigned, std::string> keys;
+  std::function<std::string(const z3::expr &, int)> shapeKey = [&](const z3::expr &e,
+                                                                  int depth) -> std::string {
+    if (e.is_int() || e.is_real())
+      return "_";
+    if (depth > 8 || !e.is_app())
+      return "?";
+    unsigned id = Z3_get_ast_id(c, e);
+    auto it = keys.find(id);
+    if (it != keys.end())
+      return it->second;
+    std::string key = e.num_args() == 0 ? e.to_string() : e.decl().name().str();
+    if (e.num_args() > 0) {
+      key += "(";
+      for (unsigned i = 0; i < e.num_args(); ++i)
+        key += (i ? "," : "") + shapeKey(e.arg(i), depth + 1);
+      key += ")";
+    }
+    keys.emplace(id, key);
+    return key;
+  };
   std::function<z3::expr(const z3::expr &)> go = [&](const z3::expr &e) -> z3::expr {
     if (e.is_quantifier()) {
       quant = true;
@@ -38,6 +59,23 @@ std::optional<z3::expr_vector> kuiper::solver::abstractFloats(z3::context &c,
           continue;
         kept.push_back(args[i]);
         sorts.push_back(args[i].get_sort());
+      }
+      // fp.add, fp.mul and fp.eq are commutative (IEEE, and SMT-LIB's one
+      // NaN): their abstractions take the operands in one order, so that
+      // `b[i] * a[i]` in code and `a[j] * b[j]` in a clause (i == j) are one
+      // term by congruence. The order compares shapes with the integer
+      // subterms (indices, which may be equal without being the same term)
+      // left out, then AST ids.
+      auto before = [&](const z3::expr &x, const z3::expr &y) {
+        std::string kx = shapeKey(x, 0), ky = shapeKey(y, 0);
+        return kx != ky ? kx < ky : Z3_get_ast_id(c, x) < Z3_get_ast_id(c, y);
+      };
+      if ((k == Z3_OP_FPA_ADD || k == Z3_OP_FPA_MUL || k == Z3_OP_FPA_EQ) && kept.size() == 2 &&
+          before(kept[1], kept[0])) {
+        z3::expr_vector swapped(c);
+        swapped.push_back(kept[1]);
+        swapped.push_back(kept[0]);
+        kept = swapped;
       }
       std::string name = "fp_abs_" + std::to_string((int)k);
       for (unsigned i = 0; i < sorts.size(); ++i)
