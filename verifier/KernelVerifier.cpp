@@ -142,8 +142,6 @@ private:
   /// A check has failed (in a finished mode, or refuted by a run): with
   /// failFast, later batches stop after their cheap stages.
   bool failedAlready = false;
-  /// Set by refineFolds when its rounds ran out (for the message).
-  bool foldsUndecided = false;
   /// Some writer lemma of the mode being reported is not proven.
   bool writerUnproven = false;
   /// When some query of `queries` must be solved (not trivial, proven or
@@ -171,8 +169,10 @@ private:
   void counterexample(z3::context &z, SymExec &ex, Obligation &o, CheckResult &c);
   /// For a failed obligation about symbolic folds (sum_n, reduce_*_n, known
   /// by their one-step definitions only): whether a model exists in which
-  /// every fold has its defined value. Proved when none does, Failed with the
-  /// facts that rule out the others added to `o`, Unknown when undecided.
+  /// every fold has its defined value. Proved when none does (the facts
+  /// found on the way added to `o`), Failed when one does (the same) or when
+  /// the rounds do not decide (the solver's sat stands, and the replay says
+  /// whether a run reproduces its counterexample).
   CheckStatus refineFolds(z3::context &z, SymExec &ex, Obligation &o);
   /// CPU seconds after which the full solver stage is stopped: three times
   /// what the resource limit stands for, and at least 30 s, so that the
@@ -417,6 +417,7 @@ std::vector<solver::Query> KernelVerifier::buildQueries(z3::context &z, SymExec 
       continue;
     }
     q.decisive = !o.lemma && !o.finding && !o.vacuityProbe;
+    q.essential = o.writerLemma;
     q.trivial = o.goal->simplify().is_true();
     if (q.trivial && !opts.keepSMT)
       continue;
@@ -480,11 +481,9 @@ void KernelVerifier::solve(z3::context &z, std::vector<solver::Query> &queries, 
   for (size_t i = 0; i < queries.size(); ++i)
     if (ex.obligations[i].lemma && queries[i].answer != solver::Answer::Proved)
       lemmasProven = false;
-  bool failed = failedAlready;
-  for (const solver::Query &q : queries)
-    failed |= q.decisive && q.answer == solver::Answer::Failed;
-  // (With failFast, a failed kernel's verdict stands whatever the lemmas.)
-  if (!lemmasProven && !(opts.failFast && failed)) {
+  // (Also with failFast: an obligation proven with an unproven lemma's
+  // instances is not proven; solved without them, a race shows as one.)
+  if (!lemmasProven) {
     std::vector<size_t> again;
     for (size_t i = 0; i < queries.size(); ++i)
       if (!ex.obligations[i].byLemma.empty()) {
@@ -607,10 +606,6 @@ CheckResult KernelVerifier::resultOf(z3::context &z, SymExec &ex, Obligation &o,
     asserts.push_back(!*o.goal);
     c.smt = "; proved with the definitions of symbolic folds at the counts the solver's models "
             "chose\n" + canonicalLetNames(solver::smtText(z, asserts));
-  } else if (c.status == CheckStatus::Unknown && foldsUndecided) {
-    c.message = "could not decide: " + o.message +
-                " (the solver's models gave a symbolic sum or reduction other values than "
-                "its terms'; see Sums in docs/verification.md)";
   } else if (lemmaRefuted && o.writerLemma) {
     c.message = o.failMessage + " (its index is not one the verifier can invert to the "
                                 "writing thread; see Limits in docs/verification.md)";
@@ -623,7 +618,6 @@ CheckResult KernelVerifier::resultOf(z3::context &z, SymExec &ex, Obligation &o,
 }
 
 CheckStatus KernelVerifier::refineFolds(z3::context &z, SymExec &ex, Obligation &o) {
-  foldsUndecided = false;
   std::vector<z3::expr> asserts = assumptionsOf(ex, o);
   asserts.push_back(!*o.goal);
   // The fold applications of the query (their counts included).
@@ -681,39 +675,52 @@ CheckStatus KernelVerifier::refineFolds(z3::context &z, SymExec &ex, Obligation 
     return true;
   };
   solver::CpuWatchdog watchdog(deadline());
-  for (unsigned round = 0; round < kRounds; ++round) {
-    z3::check_result r;
-    {
-      solver::GuardedCall guard(&watchdog, cx, cpuGuardSeconds() / 16);
-      r = s.check();
-    }
-    if (r == z3::unsat) {
-      o.assumptions.insert(o.assumptions.end(), added.begin(), added.end());
-      return CheckStatus::Proved;
-    }
-    if (r != z3::sat)
-      break;
-    z3::model m = s.get_model();
-    bool refined = false, tooLong = false;
-    for (const z3::expr &t : folds) {
-      int64_t count = 0;
-      if (!m.eval(inCx(t.arg(2)), true).is_numeral_i64(count) || count > kMaxTerms) {
-        tooLong = true;
-        continue;
+  // First with every count at most kSmall (a failure usually shows on a
+  // short fold, and there a few rounds instantiate every count), then
+  // without that bound; `unsat` under the bound proves nothing.
+  constexpr int64_t kSmall = 8;
+  z3::expr_vector smallCounts(cx);
+  for (const z3::expr &t : folds)
+    smallCounts.push_back(inCx(t.arg(2)) <= cx.int_val(kSmall));
+  auto rounds = [&](bool small, unsigned count) -> std::optional<CheckStatus> {
+    for (unsigned round = 0; round < count; ++round) {
+      z3::check_result r;
+      {
+        solver::GuardedCall guard(&watchdog, cx, cpuGuardSeconds() / 16);
+        r = small ? s.check(smallCounts) : s.check();
       }
-      refined |= instantiate(t, count);
+      if (r == z3::unsat)
+        return small ? std::nullopt : std::optional<CheckStatus>(CheckStatus::Proved);
+      if (r != z3::sat)
+        return std::nullopt;
+      z3::model m = s.get_model();
+      bool refined = false, tooLong = false;
+      for (const z3::expr &t : folds) {
+        int64_t c = 0;
+        if (!m.eval(inCx(t.arg(2)), true).is_numeral_i64(c) || c > kMaxTerms) {
+          tooLong = true;
+          continue;
+        }
+        refined |= instantiate(t, c);
+      }
+      if (!refined)
+        // Every fold of this model is its terms: the failure stands (its
+        // counterexample is searched for with the same facts); unless a
+        // fold is too long to unroll, and the model may not be one.
+        return tooLong ? std::nullopt : std::optional<CheckStatus>(CheckStatus::Failed);
     }
-    if (!refined) {
-      if (tooLong)
-        break; // a fold too long to unroll: the model may not be one
-      // Every fold of this model is its terms: the failure stands, and its
-      // counterexample is searched for with the same facts.
-      o.assumptions.insert(o.assumptions.end(), added.begin(), added.end());
-      return CheckStatus::Failed;
-    }
-  }
-  foldsUndecided = true;
-  return CheckStatus::Unknown;
+    return std::nullopt;
+  };
+  std::optional<CheckStatus> decided = rounds(true, 2 * kSmall + 2);
+  if (!decided)
+    decided = rounds(false, kRounds);
+  // Undecided: the solver's `sat` stands (as it did before this step), its
+  // counterexample is searched for without the facts, and the replay says
+  // whether a run reproduces it.
+  if (!decided)
+    return CheckStatus::Failed;
+  o.assumptions.insert(o.assumptions.end(), added.begin(), added.end());
+  return *decided;
 }
 
 /// Proving the negation of an assumption shows it contradictory: a warning.

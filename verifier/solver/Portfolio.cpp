@@ -415,10 +415,12 @@ void kuiper::solver::solveAll(std::vector<Query> &queries, const ProofCache &cac
   for (const Query &q : queries)
     failed |= q.decisive && q.answer == Answer::Failed;
   if (failed) {
+    // Only the queries other answers rest on are still decided.
     for (size_t i = 0; i < queries.size(); ++i)
-      if (pending[i])
+      if (pending[i] && !queries[i].essential) {
         queries[i].answer = Answer::Skipped;
-    return;
+        pending[i] = 0;
+      }
   }
   runPhase(/*probing=*/false);
 }

@@ -78,6 +78,9 @@ struct Query {
   /// A failure of this query fails the kernel (not a lemma, a finding or a
   /// vacuity probe): what failFast stops on.
   bool decisive = true;
+  /// Decided even after failFast stops (a writer lemma: whether a failure
+  /// about memory values is one rests on it).
+  bool essential = false;
   Answer answer = Answer::Unknown;
   double ms = 0;           ///< wall time spent (for reports, never for verdicts)
   std::string certificate; ///< the SMT text that proved it (with keepCertificate)
@@ -123,8 +126,9 @@ struct BatchOptions {
   static constexpr size_t kMaxLanes = 4;
   /// Every query first gets the cheap stages under kProbeRlimit; the whole
   /// portfolio only if no decisive query failed there (and not
-  /// alreadyFailed); otherwise the undecided ones are Skipped. For tools that
-  /// only need the verdict of a wrong kernel (kuiperc --fail-fast).
+  /// alreadyFailed); otherwise the undecided ones are Skipped (but the
+  /// essential ones). For tools that only need the verdict of a wrong kernel
+  /// (kuiperc --fail-fast).
   bool failFast = false;
   /// With failFast: the kernel has already failed (e.g. a run refuted a check).
   bool alreadyFailed = false;
