@@ -692,7 +692,7 @@ CheckStatus KernelVerifier::refineFolds(z3::context &z, SymExec &ex, Obligation 
       if (r == z3::unsat)
         return small ? std::nullopt : std::optional<CheckStatus>(CheckStatus::Proved);
       if (r != z3::sat)
-        return std::nullopt;
+        return CheckStatus::Unknown; // the solver gave up: no further rounds
       z3::model m = s.get_model();
       bool refined = false, tooLong = false;
       for (const z3::expr &t : folds) {
@@ -714,6 +714,8 @@ CheckStatus KernelVerifier::refineFolds(z3::context &z, SymExec &ex, Obligation 
   std::optional<CheckStatus> decided = rounds(true, 2 * kSmall + 2);
   if (!decided)
     decided = rounds(false, kRounds);
+  if (decided == CheckStatus::Unknown)
+    decided.reset();
   // Undecided: the solver's `sat` stands (as it did before this step), its
   // counterexample is searched for without the facts, and the replay says
   // whether a run reproduces it.
