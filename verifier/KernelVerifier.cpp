@@ -654,11 +654,7 @@ CheckStatus KernelVerifier::refineFolds(z3::context &z, SymExec &ex, Obligation 
   // A solver built from tactics: each round is solved afresh (with Z3's
   // preprocessing), not incrementally; the incremental core ran out of its
   // limit on a scan's 21st round.
-  z3::solver s = (z3::tactic(cx, "simplify") & z3::tactic(cx, "smt")).mk_solver();
-  z3::params p(cx);
-  p.set("rlimit", static_cast<unsigned>(std::min<uint64_t>(opts.rlimit / 16, UINT32_MAX)));
-  p.set("arith.nl.nra", false);
-  s.set(p);
+  z3::solver s = solver::tacticSolver(cx, opts.rlimit / 16);
   for (const z3::expr &a : asserts)
     s.add(inCx(a));
   std::vector<z3::expr> added;

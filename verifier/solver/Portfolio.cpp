@@ -105,6 +105,16 @@ z3::params solverParams(z3::context &context, uint64_t rlimit) {
   return p;
 }
 
+} // namespace
+
+z3::solver kuiper::solver::tacticSolver(z3::context &context, uint64_t rlimit) {
+  z3::solver s = (z3::tactic(context, "simplify") & z3::tactic(context, "smt")).mk_solver();
+  s.set(solverParams(context, rlimit));
+  return s;
+}
+
+namespace {
+
 Answer answerOf(z3::check_result r) {
   return r == z3::unsat ? Answer::Proved : r == z3::sat ? Answer::Failed : Answer::Unknown;
 }
@@ -116,8 +126,7 @@ bool provedByFloatAbstraction(z3::context &context, const z3::expr_vector &asser
   std::optional<z3::expr_vector> abstracted = abstractFloats(context, asserts);
   if (!abstracted)
     return false;
-  z3::solver s = (z3::tactic(context, "simplify") & z3::tactic(context, "smt")).mk_solver();
-  s.set(solverParams(context, limits.quickRlimit));
+  z3::solver s = tacticSolver(context, limits.quickRlimit);
   for (auto a : *abstracted)
     s.add(a);
   GuardedCall guard(watchdog, context, limits.quickCpuGuardSeconds, interrupted);
