@@ -23,6 +23,11 @@ void kuiper::registerKuiperDialects(DialectRegistry &registry) {
                   memref::MemRefDialect, math::MathDialect>();
 }
 
+void kuiper::loadKuiperDialects(MLIRContext &ctx) {
+  ctx.loadDialect<KuiperDialect, arith::ArithDialect, scf::SCFDialect, memref::MemRefDialect,
+                  math::MathDialect>();
+}
+
 namespace {
 
 /// Whether a statement list may execute a `return`.

@@ -56,7 +56,7 @@ struct CompileOptions {
   double budgetSeconds = 60;
   /// Receives progress lines for kernels that take over a second (nullptr: none).
   std::function<void(const std::string &)> progress;
-  unsigned jobs = 0;                ///< solver threads, 0 = one per core
+  unsigned jobs = 0;                ///< solver threads, 0 = one per core it may run on
   /// Once a check has failed, stop trying the obligations the cheap solver
   /// stages leave undecided (they are reported unknown, "not attempted"):
   /// for tools that only need to know that a candidate kernel is wrong.

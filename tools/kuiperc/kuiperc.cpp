@@ -17,6 +17,8 @@
 #include <fstream>
 #include <iostream>
 #include <unistd.h>
+#include <malloc.h>
+#include <sys/mman.h>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -51,7 +53,7 @@ const char *const kUsage =
     "                         limit worth about that many seconds, never wall-clock time\n"
     "  --budget SECONDS       wall-clock budget per kernel (default 60, 0: none); past\n"
     "                         it the remaining obligations are unknown, never verified\n"
-    "  --jobs N               solver threads (default: one per core)\n"
+    "  --jobs N               solver threads (default: one per core it may run on)\n"
     "  --fail-fast            once a check fails, leave the obligations the quick\n"
     "                         solver stages cannot decide (reported unknown, not\n"
     "                         attempted): a wrong kernel is rejected sooner\n"
@@ -489,7 +491,31 @@ int run(const Options &o) {
 
 } // namespace
 
+/// A Z3 context touches about 17 MB when it is created, which is a third of
+/// verifying a map-shaped kernel when each 4 KiB page faults on its own. The
+/// main heap is grown once by 62 MB (untouched, so no memory is used yet) and
+/// that range is marked for transparent huge pages: the kernel then maps it in
+/// 2 MiB pages, a Z3 context is created in about half the time (8.5 -> 4.4 ms
+/// on the 2-core machine) and so is the rest of a short run's memory. Large
+/// blocks come from that heap (not from mmap) up to glibc's highest mmap
+/// threshold, 32 MB. Where the kernel does not do THP, only the advice is lost.
+static void reserveHeapInHugePages() {
+  constexpr uintptr_t huge = uintptr_t(2) << 20;
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);
+  mallopt(M_TRIM_THRESHOLD, 512 << 20); // keep the range once freed
+  auto before = reinterpret_cast<uintptr_t>(sbrk(0));
+  void *a = malloc(31 << 20), *b = malloc(31 << 20);
+  asm volatile("" : : "r"(a), "r"(b) : "memory"); // not elided as unused
+  free(b);
+  free(a);
+  auto after = reinterpret_cast<uintptr_t>(sbrk(0));
+  uintptr_t lo = (before + huge - 1) & ~(huge - 1), hi = after & ~(huge - 1);
+  if (hi > lo)
+    madvise(reinterpret_cast<void *>(lo), hi - lo, MADV_HUGEPAGE);
+}
+
 int main(int argc, char **argv) {
+  reserveHeapInHugePages();
   Options o;
   int status = parseArgs(argc, argv, o);
   if (status >= 0)

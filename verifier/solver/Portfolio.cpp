@@ -23,6 +23,7 @@
 #include <condition_variable>
 #include <mutex>
 #include <pthread.h>
+#include <sched.h>
 #include <thread>
 #include <time.h>
 
@@ -310,6 +311,17 @@ std::optional<z3::model> kuiper::solver::findModel(z3::context &context,
   return std::nullopt;
 }
 
+/// The cores this process may run on: its CPU affinity mask (taskset, a
+/// container's cpuset), not every core of the machine, which is what
+/// std::thread::hardware_concurrency() counts. A second thread on a process
+/// confined to one core only costs its start and its own memory arena.
+static unsigned usableCores() {
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0)
+    return static_cast<unsigned>(CPU_COUNT(&set));
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
 void kuiper::solver::solveAll(std::vector<Query> &queries, const ProofCache &cache,
                               const BatchOptions &opts) {
   // Queries are dealt round-robin to lanes, each with its own Z3 context
@@ -323,7 +335,7 @@ void kuiper::solver::solveAll(std::vector<Query> &queries, const ProofCache &cac
   size_t perLane = std::max(1u, opts.queriesPerWorker);
   unsigned lanes = static_cast<unsigned>(
       std::clamp<size_t>(toSolve / perLane, 1, BatchOptions::kMaxLanes));
-  unsigned threads = opts.jobs ? opts.jobs : std::max(1u, std::thread::hardware_concurrency());
+  unsigned threads = opts.jobs ? opts.jobs : usableCores();
   threads = std::min(threads, lanes);
   std::atomic<size_t> done{0};
   CpuWatchdog watchdog(opts.deadline);

@@ -107,7 +107,7 @@ using ProgressFn = std::function<void(size_t done, size_t total, size_t last)>;
 /// Options of a batch.
 struct BatchOptions {
   Limits limits;
-  unsigned jobs = 0;            ///< worker threads; 0 = one per core
+  unsigned jobs = 0;            ///< worker threads; 0 = one per core of the affinity mask
   bool keepCertificate = false; ///< fill Query::certificate
   /// Wall-clock deadline of the batch: queries not started by then are
   /// NotAttempted (an explicit user budget: it can only turn a verdict into
