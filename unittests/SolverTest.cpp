@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
+
 using namespace kuiper::solver;
 
 TEST(Solver, SmtTextIsWhatASolverPrints) {
@@ -13,4 +15,118 @@ TEST(Solver, SmtTextIsWhatASolverPrints) {
   EXPECT_NE(text.find("(check-sat)"), std::string::npos) << text;
   z3::expr_vector back = z.parse_string(text.c_str());
   EXPECT_EQ(back.size(), 2u);
+}
+
+// The interval refuter (Intervals.cpp): a refutation is a proof, so it must
+// never refute a satisfiable conjunction.
+
+TEST(Intervals, RefutesAnOverflowOfABoundedIndex) {
+  z3::context z;
+  z3::expr n = z.int_const("n"), b = z.int_const("blockIdx.x"), t = z.int_const("threadIdx.x");
+  z3::expr blocks = z3::ite(n >= 0, n / 256, -((-n) / 256)) + z3::ite(z3::mod(n, 256) > 0, z.int_val(1), z.int_val(0));
+  std::vector<z3::expr> asserts = {n >= 0 && n <= (1 << 30), b >= 0 && b < blocks,
+                                   t >= 0 && t < 256};
+  z3::expr i = b * 256 + t;
+  asserts.push_back(!(i >= INT32_MIN && i <= INT32_MAX));
+  EXPECT_TRUE(refutedByIntervals(asserts));
+  // Without the bound on n, b * 256 may overflow.
+  asserts.erase(asserts.begin());
+  EXPECT_FALSE(refutedByIntervals(asserts));
+}
+
+TEST(Intervals, RefutesAReadPastTheEndOfAGuardedAccess) {
+  z3::context z;
+  z3::expr n = z.int_const("n"), i = z.int_const("i");
+  EXPECT_TRUE(refutedByIntervals({i >= 0, i < n, !(i >= 0 && i < n)}));
+  // i < n and n <= 10 bound i, so i can not be 10.
+  EXPECT_TRUE(refutedByIntervals({i >= 0, i < n, n <= 10, i == 10}));
+  EXPECT_FALSE(refutedByIntervals({i >= 0, i < n, n <= 10, i == 9}));
+}
+
+TEST(Intervals, LeavesWhatItCannotBoundToTheSolver) {
+  z3::context z;
+  z3::expr x = z.int_const("x"), y = z.int_const("y"), r = z.real_const("r");
+  // Unsatisfiable, but not by bounds (x < y and y < x): no claim either way.
+  EXPECT_FALSE(refutedByIntervals({x < y, y < x}));
+  // Reals, division by a term, by zero and by a negative number: not bounded.
+  EXPECT_FALSE(refutedByIntervals({r > 0, r < 1, r * 2 > 3}));
+  EXPECT_FALSE(refutedByIntervals({x >= 1, x <= 4, y >= 1, x / y > 4}));
+  EXPECT_FALSE(refutedByIntervals({x >= 0, x <= 4, x / 0 == 7}));
+  EXPECT_FALSE(refutedByIntervals({x >= 0, x <= 9, x / -2 == -4}));
+  // Numerals beyond 2^62 are unbounded, not wrapped.
+  z3::expr big = z.int_val("100000000000000000000");
+  EXPECT_FALSE(refutedByIntervals({x == big, x > 0, x * x > big}));
+  EXPECT_TRUE(refutedByIntervals({x >= 0, x <= 3, x * x * x * x > 81}));
+}
+
+TEST(Intervals, AgreesWithZ3OnRandomConjunctions) {
+  // Random conjunctions over three bounded variables with +, -, *, div and
+  // mod by numerals and ite: whatever the refuter refutes, Z3 must find
+  // unsatisfiable too. (It also has to refute some: the test would be
+  // vacuous otherwise.)
+  z3::context z;
+  std::vector<z3::expr> vars = {z.int_const("a"), z.int_const("b"), z.int_const("c")};
+  uint64_t seed = 12345;
+  auto next = [&](unsigned bound) {
+    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+    return unsigned((seed >> 33) % bound);
+  };
+  std::function<z3::expr(unsigned)> term = [&](unsigned depth) -> z3::expr {
+    unsigned pick = depth == 0 ? next(2) : next(9);
+    switch (pick) {
+    case 0:
+      return vars[next(3)];
+    case 1:
+      return z.int_val(int(next(41)) - 20);
+    case 2:
+      return term(depth - 1) + term(depth - 1);
+    case 3:
+      return term(depth - 1) - term(depth - 1);
+    case 4:
+      return term(depth - 1) * term(depth - 1);
+    case 5:
+      return term(depth - 1) / z.int_val(int(next(9)) - 4); // also by 0 and negatives
+    case 6:
+      return z3::mod(term(depth - 1), z.int_val(int(next(9)) - 4));
+    case 7:
+      return -term(depth - 1);
+    default:
+      return z3::ite(term(depth - 1) <= term(depth - 1), term(depth - 1), term(depth - 1));
+    }
+  };
+  auto atom = [&](unsigned depth) -> z3::expr {
+    z3::expr a = term(depth), b = term(depth);
+    switch (next(6)) {
+    case 0: return a <= b;
+    case 1: return a < b;
+    case 2: return a >= b;
+    case 3: return a > b;
+    case 4: return a == b;
+    default: return !(a == b);
+    }
+  };
+  unsigned refuted = 0;
+  for (unsigned trial = 0; trial < 800; ++trial) {
+    std::vector<z3::expr> asserts;
+    for (auto &v : vars) {
+      int lo = int(next(21)) - 10;
+      asserts.push_back(v >= lo && v <= lo + int(next(15)));
+    }
+    unsigned atoms = 1 + next(3);
+    for (unsigned k = 0; k < atoms; ++k) {
+      z3::expr a = atom(next(3));
+      asserts.push_back(next(4) == 0 ? !a : a);
+    }
+    if (!refutedByIntervals(asserts))
+      continue;
+    ++refuted;
+    z3::solver s(z);
+    z3::params limit(z);
+    limit.set("rlimit", 300'000u); // a few undecided ones are no answer either way
+    s.set(limit);
+    for (auto &a : asserts)
+      s.add(a);
+    ASSERT_NE(s.check(), z3::sat) << s.to_smt2();
+  }
+  EXPECT_GT(refuted, 150u) << refuted;
 }

@@ -226,6 +226,10 @@ void solveAll(std::vector<Query> &queries, const ProofCache &cache, const BatchO
 /// quantifiers or no float operations.
 std::optional<z3::expr_vector> abstractFloats(z3::context &context, const z3::expr_vector &in);
 
+/// Whether integer bounds alone show the conjunction of `asserts` to be
+/// unsatisfiable (Intervals.cpp): true is a proof; false says nothing.
+bool refutedByIntervals(const std::vector<z3::expr> &asserts);
+
 } // namespace kuiper::solver
 
 #endif
