@@ -43,6 +43,17 @@ TEST(Intervals, RefutesAReadPastTheEndOfAGuardedAccess) {
   EXPECT_FALSE(refutedByIntervals({i >= 0, i < n, n <= 10, i == 9}));
 }
 
+TEST(Intervals, BoundsMinAndMaxWrittenAsIte) {
+  z3::context z;
+  z3::expr n = z.int_const("n"), s = z.int_const("step");
+  z3::expr blocks = z3::ite(n / 256 <= 1024, n / 256, z.int_val(1024)); // min(n / 256, 1024)
+  EXPECT_TRUE(refutedByIntervals({n >= 0, s == blocks * 256, s > 1024 * 256}));
+  EXPECT_FALSE(refutedByIntervals({n >= 0, s == blocks * 256, s > 1023 * 256}));
+  z3::expr atLeast = z3::ite(n > 5, n, z.int_val(5)); // max(n, 5)
+  EXPECT_TRUE(refutedByIntervals({atLeast < 5}));
+  EXPECT_FALSE(refutedByIntervals({atLeast < 6}));
+}
+
 TEST(Intervals, LeavesWhatItCannotBoundToTheSolver) {
   z3::context z;
   z3::expr x = z.int_const("x"), y = z.int_const("y"), r = z.real_const("r");
@@ -90,8 +101,13 @@ TEST(Intervals, AgreesWithZ3OnRandomConjunctions) {
       return z3::mod(term(depth - 1), z.int_val(int(next(9)) - 4));
     case 7:
       return -term(depth - 1);
-    default:
-      return z3::ite(term(depth - 1) <= term(depth - 1), term(depth - 1), term(depth - 1));
+    default: {
+      // min/max shapes (a branch is an operand of the condition) and others.
+      z3::expr a = term(depth - 1), b = term(depth - 1);
+      z3::expr conds[] = {a <= b, a < b, a >= b, a > b, term(depth - 1) <= b};
+      z3::expr c = conds[next(5)];
+      return next(2) ? z3::ite(c, a, b) : z3::ite(c, b, a);
+    }
     }
   };
   auto atom = [&](unsigned depth) -> z3::expr {

@@ -18,6 +18,8 @@
 //===----------------------------------------------------------------------===//
 #include "verifier/solver/Solver.h"
 
+#include <optional>
+#include <tuple>
 #include <unordered_map>
 
 using namespace kuiper::solver;
@@ -263,11 +265,46 @@ private:
         return value(e.arg(1));
       if (c == Truth::False)
         return value(e.arg(2));
-      return join(value(e.arg(1)), value(e.arg(2)));
+      return join(under(e.arg(0), true, e.arg(1)), under(e.arg(0), false, e.arg(2)));
     }
     default:
       return {}; // an opaque term: only what comparisons said of it
     }
+  }
+
+  /// The value of `branch` where `cond` is `holds`: a comparison between
+  /// the branch and another term bounds it there (min/max written as ite:
+  /// `ite(a <= 1024, a, 1024)` is at most 1024).
+  Interval under(const z3::expr &cond, bool holds, const z3::expr &branch) {
+    Interval v = value(branch);
+    if (!cond.is_app() || cond.num_args() != 2 || !isIntTerm(cond.arg(0)) ||
+        !isIntTerm(cond.arg(1)))
+      return v;
+    // As lhs <= rhs + slack, in the way narrow() reads comparisons.
+    z3::expr a = cond.arg(0), b = cond.arg(1);
+    std::optional<std::tuple<z3::expr, z3::expr, Wide>> le;
+    switch (cond.decl().decl_kind()) {
+    case Z3_OP_LE:
+      le = holds ? std::make_tuple(a, b, Wide(0)) : std::make_tuple(b, a, Wide(-1));
+      break;
+    case Z3_OP_LT:
+      le = holds ? std::make_tuple(a, b, Wide(-1)) : std::make_tuple(b, a, Wide(0));
+      break;
+    case Z3_OP_GE:
+      le = holds ? std::make_tuple(b, a, Wide(0)) : std::make_tuple(a, b, Wide(-1));
+      break;
+    case Z3_OP_GT:
+      le = holds ? std::make_tuple(b, a, Wide(-1)) : std::make_tuple(a, b, Wide(0));
+      break;
+    default:
+      return v;
+    }
+    auto &[lhs, rhs, slack] = *le;
+    if (z3::eq(branch, lhs))
+      v = meet(v, {-kInf, addBound(value(rhs).hi, slack, kInf)});
+    if (z3::eq(branch, rhs))
+      v = meet(v, {addBound(value(lhs).lo, -slack, -kInf), kInf});
+    return v;
   }
 
   Truth truth(const z3::expr &e) {
