@@ -141,32 +141,41 @@ private:
 
   static bool isIntTerm(const z3::expr &e) { return e.is_int(); }
 
+  /// An integer comparison that holds (`holds`) or fails, as
+  /// `lhs <= rhs + slack` (slack 0 or -1); nothing for any other formula.
+  struct Le {
+    z3::expr lhs, rhs;
+    Wide slack;
+  };
+  static std::optional<Le> asLe(const z3::expr &cmp, bool holds) {
+    if (!cmp.is_app() || cmp.num_args() != 2 || !isIntTerm(cmp.arg(0)) ||
+        !isIntTerm(cmp.arg(1)))
+      return std::nullopt;
+    z3::expr a = cmp.arg(0), b = cmp.arg(1);
+    switch (cmp.decl().decl_kind()) {
+    case Z3_OP_LE: // a <= b, or a > b: b <= a - 1
+      return holds ? Le{a, b, 0} : Le{b, a, -1};
+    case Z3_OP_LT:
+      return holds ? Le{a, b, -1} : Le{b, a, 0};
+    case Z3_OP_GE:
+      return holds ? Le{b, a, 0} : Le{a, b, -1};
+    case Z3_OP_GT:
+      return holds ? Le{b, a, -1} : Le{a, b, 0};
+    default:
+      return std::nullopt;
+    }
+  }
+
   /// Narrows the bounds of the sides of a comparison that holds (`positive`)
   /// or fails. Returns true when a bound crossed.
   bool narrow(const z3::expr &atom, bool positive) {
-    if (!atom.is_app() || atom.num_args() != 2)
+    if (auto le = asLe(atom, positive))
+      return below(le->lhs, le->rhs, le->slack);
+    // An equation that holds: both sides in each other's bounds.
+    if (!positive || !atom.is_app() || atom.decl().decl_kind() != Z3_OP_EQ ||
+        atom.num_args() != 2 || !isIntTerm(atom.arg(0)) || !isIntTerm(atom.arg(1)))
       return false;
-    z3::expr a = atom.arg(0), b = atom.arg(1);
-    if (!isIntTerm(a) || !isIntTerm(b))
-      return false;
-    Z3_decl_kind k = atom.decl().decl_kind();
-    // As `lhs <= rhs + slack` (slack 0 or -1) or an equation.
-    switch (k) {
-    case Z3_OP_LE:
-      return positive ? below(a, b, 0) : below(b, a, -1);
-    case Z3_OP_LT:
-      return positive ? below(a, b, -1) : below(b, a, 0);
-    case Z3_OP_GE:
-      return positive ? below(b, a, 0) : below(a, b, -1);
-    case Z3_OP_GT:
-      return positive ? below(b, a, -1) : below(a, b, 0);
-    case Z3_OP_EQ:
-      if (!positive)
-        return false;
-      return below(a, b, 0) || below(b, a, 0);
-    default:
-      return false;
-    }
+    return below(atom.arg(0), atom.arg(1), 0) || below(atom.arg(1), atom.arg(0), 0);
   }
 
   /// lhs <= rhs + slack.
@@ -277,33 +286,13 @@ private:
   /// `ite(a <= 1024, a, 1024)` is at most 1024).
   Interval under(const z3::expr &cond, bool holds, const z3::expr &branch) {
     Interval v = value(branch);
-    if (!cond.is_app() || cond.num_args() != 2 || !isIntTerm(cond.arg(0)) ||
-        !isIntTerm(cond.arg(1)))
+    std::optional<Le> le = asLe(cond, holds);
+    if (!le)
       return v;
-    // As lhs <= rhs + slack, in the way narrow() reads comparisons.
-    z3::expr a = cond.arg(0), b = cond.arg(1);
-    std::optional<std::tuple<z3::expr, z3::expr, Wide>> le;
-    switch (cond.decl().decl_kind()) {
-    case Z3_OP_LE:
-      le = holds ? std::make_tuple(a, b, Wide(0)) : std::make_tuple(b, a, Wide(-1));
-      break;
-    case Z3_OP_LT:
-      le = holds ? std::make_tuple(a, b, Wide(-1)) : std::make_tuple(b, a, Wide(0));
-      break;
-    case Z3_OP_GE:
-      le = holds ? std::make_tuple(b, a, Wide(0)) : std::make_tuple(a, b, Wide(-1));
-      break;
-    case Z3_OP_GT:
-      le = holds ? std::make_tuple(b, a, Wide(-1)) : std::make_tuple(a, b, Wide(0));
-      break;
-    default:
-      return v;
-    }
-    auto &[lhs, rhs, slack] = *le;
-    if (z3::eq(branch, lhs))
-      v = meet(v, {-kInf, addBound(value(rhs).hi, slack, kInf)});
-    if (z3::eq(branch, rhs))
-      v = meet(v, {addBound(value(lhs).lo, -slack, -kInf), kInf});
+    if (z3::eq(branch, le->lhs))
+      v = meet(v, {-kInf, addBound(value(le->rhs).hi, le->slack, kInf)});
+    if (z3::eq(branch, le->rhs))
+      v = meet(v, {addBound(value(le->lhs).lo, -le->slack, -kInf), kInf});
     return v;
   }
 
@@ -322,6 +311,19 @@ private:
     return t;
   }
 
+  /// A conjunction (`absorbing` false) or disjunction (true).
+  Truth junction(const z3::expr &e, Truth absorbing) {
+    Truth result = notOf(absorbing);
+    for (unsigned i = 0; i < e.num_args(); ++i) {
+      Truth t = truth(e.arg(i));
+      if (t == absorbing)
+        return t;
+      if (t == Truth::Unknown)
+        result = t;
+    }
+    return result;
+  }
+
   Truth formula(const z3::expr &e) {
     if (e.is_true())
       return Truth::True;
@@ -329,32 +331,13 @@ private:
       return Truth::False;
     if (!e.is_app())
       return Truth::Unknown;
-    unsigned args = e.num_args();
     switch (e.decl().decl_kind()) {
     case Z3_OP_NOT:
       return notOf(truth(e.arg(0)));
-    case Z3_OP_AND: {
-      Truth all = Truth::True;
-      for (unsigned i = 0; i < args; ++i) {
-        Truth t = truth(e.arg(i));
-        if (t == Truth::False)
-          return t;
-        if (t == Truth::Unknown)
-          all = t;
-      }
-      return all;
-    }
-    case Z3_OP_OR: {
-      Truth any = Truth::False;
-      for (unsigned i = 0; i < args; ++i) {
-        Truth t = truth(e.arg(i));
-        if (t == Truth::True)
-          return t;
-        if (t == Truth::Unknown)
-          any = t;
-      }
-      return any;
-    }
+    case Z3_OP_AND: // false as soon as one is false
+      return junction(e, Truth::False);
+    case Z3_OP_OR: // true as soon as one is true
+      return junction(e, Truth::True);
     case Z3_OP_IMPLIES: {
       Truth p = truth(e.arg(0)), q = truth(e.arg(1));
       if (p == Truth::False || q == Truth::True)
@@ -385,38 +368,26 @@ private:
   }
 
   Truth compare(const z3::expr &e) {
+    if (std::optional<Le> le = asLe(e, true)) {
+      Interval x = value(le->lhs), y = value(le->rhs);
+      if (x.hi != kInf && y.lo != -kInf && x.hi <= y.lo + le->slack)
+        return Truth::True;
+      if (x.lo != -kInf && y.hi != kInf && x.lo > y.hi + le->slack)
+        return Truth::False;
+      return Truth::Unknown;
+    }
+    // An equation or disequation of two integers.
     if (e.num_args() != 2 || !isIntTerm(e.arg(0)) || !isIntTerm(e.arg(1)))
       return Truth::Unknown;
     Interval a = value(e.arg(0)), b = value(e.arg(1));
-    auto le = [](Interval x, Interval y, Wide slack) { // x <= y + slack ?
-      if (x.hi != kInf && y.lo != -kInf && x.hi <= y.lo + slack)
-        return Truth::True;
-      if (x.lo != -kInf && y.hi != kInf && x.lo > y.hi + slack)
-        return Truth::False;
-      return Truth::Unknown;
-    };
-    switch (e.decl().decl_kind()) {
-    case Z3_OP_LE:
-      return le(a, b, 0);
-    case Z3_OP_LT:
-      return le(a, b, -1);
-    case Z3_OP_GE:
-      return le(b, a, 0);
-    case Z3_OP_GT:
-      return le(b, a, -1);
-    case Z3_OP_EQ:
-    case Z3_OP_DISTINCT: {
-      Truth eq = Truth::Unknown;
-      if (a.point() && b.point() && a.lo == b.lo)
-        eq = Truth::True;
-      else if (meet(a, b).empty())
-        eq = Truth::False;
-      return e.decl().decl_kind() == Z3_OP_EQ ? eq : notOf(eq);
-    }
-    default:
-      return Truth::Unknown;
-    }
+    Truth eq = Truth::Unknown;
+    if (a.point() && b.point() && a.lo == b.lo)
+      eq = Truth::True;
+    else if (meet(a, b).empty())
+      eq = Truth::False;
+    return e.decl().decl_kind() == Z3_OP_EQ ? eq : notOf(eq);
   }
+
 };
 
 } // namespace
