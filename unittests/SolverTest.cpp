@@ -54,6 +54,26 @@ TEST(Intervals, BoundsMinAndMaxWrittenAsIte) {
   EXPECT_FALSE(refutedByIntervals({atLeast < 6}));
 }
 
+TEST(Intervals, KeepsBoundsPast2To62Sound) {
+  // a + b is about 2^62 and a * b about 2^62 too: their quotients by 2^40
+  // are about 2^22, so a guard q < 2^23 holds. (A lower bound past 2^62 once
+  // became +infinity, the guard looked impossible, and a kernel reading
+  // x[q] under it was verified.)
+  z3::context z;
+  z3::expr a = z.int_const("a"), b = z.int_const("b");
+  z3::expr p61 = z.int_val(int64_t(1) << 61), p40 = z.int_val(int64_t(1) << 40);
+  z3::expr p31 = z.int_val(int64_t(1) << 31);
+  EXPECT_FALSE(refutedByIntervals(
+      {a >= p61 + 1, a <= p61 + 1000, b >= p61, b <= p61 + 1000, (a + b) / p40 < (1 << 23)}));
+  EXPECT_FALSE(refutedByIntervals(
+      {a >= p31 + 1, a <= p31 + 100, b >= p31, b <= p31 + 100, (a * b) / p40 < (1 << 23)}));
+  EXPECT_FALSE(refutedByIntervals({a >= p61 + 1, a <= p61 + 1000, b >= p61, b <= p61 + 1000,
+                                   (0 - a - b) / p40 > -(1 << 23)}));
+  // What the bounds do show there still holds: the quotient is at least 2^22 - 1.
+  EXPECT_TRUE(refutedByIntervals(
+      {a >= p61, a <= p61 + 1000, b >= p61, b <= p61 + 1000, (a + b) / p40 < (1 << 21)}));
+}
+
 TEST(Intervals, LeavesWhatItCannotBoundToTheSolver) {
   z3::context z;
   z3::expr x = z.int_const("x"), y = z.int_const("y"), r = z.real_const("r");
@@ -88,7 +108,7 @@ TEST(Intervals, AgreesWithZ3OnRandomConjunctions) {
     case 0:
       return vars[next(3)];
     case 1:
-      return z.int_val(int(next(41)) - 20);
+      return next(8) ? z.int_val(int(next(41)) - 20) : z.int_val(int64_t(1) << (30 + next(12)));
     case 2:
       return term(depth - 1) + term(depth - 1);
     case 3:
@@ -125,8 +145,10 @@ TEST(Intervals, AgreesWithZ3OnRandomConjunctions) {
   for (unsigned trial = 0; trial < 800; ++trial) {
     std::vector<z3::expr> asserts;
     for (auto &v : vars) {
-      int lo = int(next(21)) - 10;
-      asserts.push_back(v >= lo && v <= lo + int(next(15)));
+      int64_t lo = int64_t(next(21)) - 10;
+      if (next(4) == 0) // near 2^61 or -2^61: sums and products pass 2^62
+        lo += (next(2) ? 1 : -1) * (int64_t(1) << 61);
+      asserts.push_back(v >= z.int_val(lo) && v <= z.int_val(lo + int64_t(next(15))));
     }
     unsigned atoms = 1 + next(3);
     for (unsigned k = 0; k < atoms; ++k) {

@@ -27,15 +27,21 @@ using namespace kuiper::solver;
 namespace {
 
 using Wide = __int128;
-/// Magnitudes beyond 2^62 count as unbounded, so that sums and products of
-/// finite bounds never overflow an __int128.
+/// Finite bounds stay within +-2^62, so that sums and products of two of them
+/// never overflow an __int128; past that a bound is clamped in the direction
+/// that keeps it sound: a lower bound above 2^62 becomes 2^62 (the value is
+/// at least that), one below -2^62 becomes -infinity; an upper bound above
+/// 2^62 becomes +infinity, one below -2^62 becomes -2^62. (A lower bound
+/// turned into +infinity made (a + b) / 2^40 look larger than every number
+/// for a, b near 2^61, and a guard that holds look impossible.)
 constexpr Wide kLimit = Wide(1) << 62;
 constexpr Wide kInf = Wide(1) << 100;
 
-Wide widen(Wide v) { return v > kLimit ? kInf : v < -kLimit ? -kInf : v; }
+Wide lowerBound(Wide v) { return v < -kLimit ? -kInf : std::min(v, kLimit); }
+Wide upperBound(Wide v) { return v > kLimit ? kInf : std::max(v, -kLimit); }
 
 struct Interval {
-  Wide lo = -kInf, hi = kInf;
+  Wide lo = -kInf, hi = kInf; ///< lo is -kInf or within +-2^62, hi +kInf or within
   bool empty() const { return lo > hi; }
   bool point() const { return lo == hi && lo != kInf && lo != -kInf; }
 };
@@ -43,28 +49,28 @@ struct Interval {
 Interval meet(Interval a, Interval b) { return {std::max(a.lo, b.lo), std::min(a.hi, b.hi)}; }
 Interval join(Interval a, Interval b) { return {std::min(a.lo, b.lo), std::max(a.hi, b.hi)}; }
 
-Wide addBound(Wide a, Wide b, Wide inf) {
-  if (a == inf || b == inf || a == -inf || b == -inf)
-    return inf; // the bound on the side being computed is lost
-  return widen(a + b);
-}
-Interval add(Interval a, Interval b) { return {addBound(a.lo, b.lo, -kInf), addBound(a.hi, b.hi, kInf)}; }
+/// Sums of two lower (upper) bounds: an infinite one stays infinite.
+Wide addLower(Wide a, Wide b) { return a == -kInf || b == -kInf ? -kInf : lowerBound(a + b); }
+Wide addUpper(Wide a, Wide b) { return a == kInf || b == kInf ? kInf : upperBound(a + b); }
+Interval add(Interval a, Interval b) { return {addLower(a.lo, b.lo), addUpper(a.hi, b.hi)}; }
 Interval negate(Interval a) { return {a.hi == kInf ? -kInf : -a.hi, a.lo == -kInf ? kInf : -a.lo}; }
 
 /// Product of two bounds, either possibly infinite (0 times infinity is 0:
-/// the values themselves are finite).
+/// the values themselves are finite), exact otherwise (at most 2^124).
 Wide mulBound(Wide a, Wide b) {
   if (a == 0 || b == 0)
     return 0;
   bool negative = (a < 0) != (b < 0);
   if (a == kInf || a == -kInf || b == kInf || b == -kInf)
     return negative ? -kInf : kInf;
-  return widen(a * b);
+  return a * b;
 }
 Interval mul(Interval a, Interval b) {
   Wide c[4] = {mulBound(a.lo, b.lo), mulBound(a.lo, b.hi), mulBound(a.hi, b.lo),
                mulBound(a.hi, b.hi)};
-  return {*std::min_element(c, c + 4), *std::max_element(c, c + 4)};
+  // Every corner beyond 2^62 (an exact product or an infinity) is clamped
+  // the sound way for the side it ends up on.
+  return {lowerBound(*std::min_element(c, c + 4)), upperBound(*std::max_element(c, c + 4))};
 }
 
 Wide floorDiv(Wide a, Wide d) { // d > 0
@@ -181,8 +187,8 @@ private:
   /// lhs <= rhs + slack.
   bool below(const z3::expr &lhs, const z3::expr &rhs, Wide slack) {
     Interval l = value(lhs), r = value(rhs);
-    bool crossed = tighten(lhs, {-kInf, addBound(r.hi, slack, kInf)});
-    crossed |= tighten(rhs, {addBound(l.lo, -slack, -kInf), kInf});
+    bool crossed = tighten(lhs, {-kInf, addUpper(r.hi, slack)});
+    crossed |= tighten(rhs, {addLower(l.lo, -slack), kInf});
     return crossed;
   }
 
@@ -290,9 +296,9 @@ private:
     if (!le)
       return v;
     if (z3::eq(branch, le->lhs))
-      v = meet(v, {-kInf, addBound(value(le->rhs).hi, le->slack, kInf)});
+      v = meet(v, {-kInf, addUpper(value(le->rhs).hi, le->slack)});
     if (z3::eq(branch, le->rhs))
-      v = meet(v, {addBound(value(le->lhs).lo, -le->slack, -kInf), kInf});
+      v = meet(v, {addLower(value(le->lhs).lo, -le->slack), kInf});
     return v;
   }
 
