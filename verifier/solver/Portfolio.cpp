@@ -315,6 +315,17 @@ std::optional<z3::model> kuiper::solver::findModel(z3::context &context,
   return std::nullopt;
 }
 
+/// `limits` with the quick stages' resource limit lowered to `rlimit` (never
+/// to 0, which Z3 reads as no limit) and their CPU guard in proportion.
+static Limits quickShare(const Limits &limits, uint64_t rlimit) {
+  Limits share = limits;
+  share.quickRlimit = std::max<uint64_t>(1, std::min(rlimit, limits.quickRlimit));
+  if (limits.quickRlimit > share.quickRlimit)
+    share.quickCpuGuardSeconds =
+        limits.quickCpuGuardSeconds * double(share.quickRlimit) / double(limits.quickRlimit);
+  return share;
+}
+
 /// The cores this process may run on: its CPU affinity mask (taskset, a
 /// container's cpuset), not every core of the machine, which is what
 /// std::thread::hardware_concurrency() counts. A second thread on a process
@@ -348,16 +359,11 @@ void kuiper::solver::solveAll(std::vector<Query> &queries, const ProofCache &cac
   // limit (phase 1: most failures show there in milliseconds), and the whole
   // portfolio (phase 2) only if no decisive query failed: which queries are
   // skipped depends on resource-limited answers alone, never on timing.
-  Limits probe = opts.limits;
-  probe.quickRlimit = std::min(opts.limits.quickRlimit, kProbeRlimit);
-  probe.quickCpuGuardSeconds = opts.limits.quickCpuGuardSeconds *
-                               double(probe.quickRlimit) / double(opts.limits.quickRlimit);
+  Limits probe = quickShare(opts.limits, kProbeRlimit);
   // A warm context's quick stages, under an eighth of their limit: most
   // queries are decided in a few milliseconds, and one that is not goes to a
   // fresh context soon.
-  Limits warmLimits = opts.limits;
-  warmLimits.quickRlimit = opts.limits.quickRlimit / 8;
-  warmLimits.quickCpuGuardSeconds = opts.limits.quickCpuGuardSeconds / 8;
+  Limits warmLimits = quickShare(opts.limits, opts.limits.quickRlimit / 8);
   std::vector<char> pending(queries.size(), 0);
   auto runLane = [&](unsigned lane, bool probing) {
     // Created on the first query that needs solving: a Z3 context costs
