@@ -14,6 +14,10 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/ScopeExit.h"
 
+#include <functional>
+#include <optional>
+#include <set>
+
 using namespace mlir;
 using namespace kuiper;
 namespace A = kuiper::ast;
@@ -51,6 +55,139 @@ bool containsReturn(const std::vector<A::StmtPtr> &stmts) {
     if (containsReturn(*s))
       return true;
   return false;
+}
+
+/// Calls `f` on `e` and on every expression nested in it.
+void forEachExpr(const A::Expr &e, const std::function<void(const A::Expr &)> &f) {
+  f(e);
+  for (const auto &a : e.args)
+    forEachExpr(*a, f);
+  if (e.mask)
+    forEachExpr(*e.mask, f);
+}
+
+/// Calls `fs` on `s` and every statement nested in it, and `fe` on every
+/// expression they hold (initialisers, targets, values, conditions, bounds,
+/// invariants).
+void forEachInStmt(const A::Stmt &s, const std::function<void(const A::Stmt &)> &fs,
+                   const std::function<void(const A::Expr &)> &fe) {
+  fs(s);
+  if (s.decl && s.decl->init)
+    forEachExpr(*s.decl->init, fe);
+  for (const A::ExprPtr *e : {&s.target, &s.value, &s.cond, &s.lo, &s.hi, &s.step, &s.list})
+    if (*e)
+      forEachExpr(**e, fe);
+  for (const auto &inv : s.invariants)
+    forEachExpr(*inv.cond, fe);
+  for (const auto *list : {&s.body, &s.elseBody})
+    for (const auto &t : *list)
+      forEachInStmt(*t, fs, fe);
+}
+
+/// A `while` loop that counts: `while i < hi { ...; i += step; }` (or
+/// `i = i + step`) where `i` is a `var` declared earlier in the same block,
+/// assigned nowhere else in the loop and not used after it, and `hi` and
+/// `step` read no `var`, no memory and nothing declared in the loop. It means
+/// exactly `for i in i..hi step step { ... }`: the same values of `i`, the
+/// condition and the step evaluated to the same values at every iteration,
+/// the same overflow check on the last increment. MLIRGen emits it as that
+/// `kuiper.for`, whose index map the verifier knows (a grid-stride `while`
+/// loop's writes then have a writer); `step > 0` is then checked, as for any
+/// `for` (a `while` loop stepping by 0 or less never ends).
+struct CountingLoop {
+  const A::Decl *var;
+  const A::Expr *hi;
+  const A::Expr *step;
+};
+
+bool namesDecl(const A::Expr &e, const A::Decl *d) {
+  return e.kind == A::ExprKind::Name && e.decl == d;
+}
+
+/// Whether `e` has one value throughout a loop that declares `inner`.
+bool loopInvariant(const A::Expr &e, const std::set<const A::Decl *> &inner) {
+  bool invariant = true;
+  forEachExpr(e, [&](const A::Expr &x) {
+    switch (x.kind) {
+    case A::ExprKind::IntLit:
+    case A::ExprKind::BoolLit:
+    case A::ExprKind::Builtin:
+    case A::ExprKind::Unary:
+    case A::ExprKind::Binary:
+    case A::ExprKind::Ternary:
+    case A::ExprKind::Cast:
+      return;
+    case A::ExprKind::Name:
+      invariant &= x.decl && !inner.count(x.decl) &&
+                   (x.decl->kind == A::DeclKind::ScalarParam ||
+                    x.decl->kind == A::DeclKind::Let || x.decl->kind == A::DeclKind::Const ||
+                    x.decl->kind == A::DeclKind::LoopVar);
+      return;
+    case A::ExprKind::Call:
+      invariant &= !x.callee && !x.mask &&
+                   (x.name == "min" || x.name == "max" || x.name == "cdiv" || x.name == "clamp");
+      return;
+    default:
+      invariant = false;
+    }
+  });
+  return invariant;
+}
+
+std::optional<CountingLoop> countingLoop(const std::vector<A::StmtPtr> &stmts, size_t k) {
+  const A::Stmt &s = *stmts[k];
+  if (s.kind != A::StmtKind::While || s.body.empty() || !s.cond ||
+      s.cond->kind != A::ExprKind::Binary || (s.cond->op != "<" && s.cond->op != ">"))
+    return std::nullopt;
+  bool less = s.cond->op == "<";
+  const A::Expr &counter = *s.cond->args[less ? 0 : 1];
+  const A::Expr *hi = s.cond->args[less ? 1 : 0].get();
+  if (counter.kind != A::ExprKind::Name || !counter.decl ||
+      counter.decl->kind != A::DeclKind::Var || !counter.decl->type.isInt() ||
+      !(hi->type == counter.decl->type))
+    return std::nullopt;
+  const A::Decl *var = counter.decl;
+  const A::Stmt &last = *s.body.back();
+  if (last.kind != A::StmtKind::Assign || !namesDecl(*last.target, var))
+    return std::nullopt;
+  const A::Expr *step = nullptr;
+  if (last.op == "+=") {
+    step = last.value.get();
+  } else if (last.op == "=" && last.value->kind == A::ExprKind::Binary &&
+             last.value->op == "+") {
+    const A::Expr &v = *last.value;
+    if (namesDecl(*v.args[0], var))
+      step = v.args[1].get();
+    else if (namesDecl(*v.args[1], var))
+      step = v.args[0].get();
+  }
+  if (!step || !(step->type == var->type))
+    return std::nullopt;
+  std::set<const A::Decl *> inner;
+  bool assignedInBody = false;
+  for (size_t j = 0; j < s.body.size(); ++j)
+    forEachInStmt(
+        *s.body[j],
+        [&](const A::Stmt &t) {
+          if (t.decl)
+            inner.insert(t.decl.get());
+          if (j + 1 < s.body.size() && t.kind == A::StmtKind::Assign && namesDecl(*t.target, var))
+            assignedInBody = true;
+        },
+        [](const A::Expr &) {});
+  if (assignedInBody || !loopInvariant(*hi, inner) || !loopInvariant(*step, inner))
+    return std::nullopt;
+  bool declaredHere = false;
+  for (size_t j = 0; j < k; ++j)
+    declaredHere |= stmts[j]->kind == A::StmtKind::Var && stmts[j]->decl.get() == var;
+  bool usedAfter = false;
+  for (size_t j = k + 1; j < stmts.size(); ++j)
+    forEachInStmt(
+        *stmts[j], [](const A::Stmt &) {},
+        [&](const A::Expr &e) { usedAfter |= e.decl == var; });
+  if (!declaredHere || usedAfter)
+    return std::nullopt;
+  return CountingLoop{var, hi, step};
 }
 
 /// Whether evaluating `e` may read memory or fault (then `&&`, `||` and `?:`
@@ -266,32 +403,38 @@ private:
   /// while the return flag is still true, and those after an unconditional
   /// return are dead. Each guard nests the rest of the list one level
   /// deeper: Sema's checkExpansion bounds how deep that goes.
-  void block(const std::vector<A::StmtPtr> &stmts, size_t from = 0) {
-    for (size_t i = from; i < stmts.size(); ++i) {
-      stmt(*stmts[i]);
+  /// (Only stmts[from, end) are emitted.)
+  void block(const std::vector<A::StmtPtr> &stmts, size_t from = 0, size_t end = SIZE_MAX) {
+    end = std::min(end, stmts.size());
+    for (size_t i = from; i < end; ++i) {
+      if (auto counting = countingLoop(stmts, i))
+        countingWhile(*stmts[i], *counting);
+      else
+        stmt(*stmts[i]);
       if (stmts[i]->kind == A::StmtKind::Return)
         return;
-      if (flag && containsReturn(*stmts[i]) && i + 1 < stmts.size()) {
+      if (flag && containsReturn(*stmts[i]) && i + 1 < end) {
         Location l = loc(stmts[i + 1]->loc);
         auto ifOp = scf::IfOp::create(b, l, TypeRange{}, loadLocal(l, flag), false);
         OpBuilder::InsertionGuard g(b);
         b.setInsertionPoint(ifOp.getThenRegion().front().getTerminator());
-        block(stmts, i + 1);
+        block(stmts, i + 1, end);
         return;
       }
     }
   }
 
-  /// Emits a loop body, skipped entirely once the thread returned.
-  void loopBody(const std::vector<A::StmtPtr> &body, Location l) {
+  /// Emits a loop body (its first `end` statements), skipped entirely once
+  /// the thread returned.
+  void loopBody(const std::vector<A::StmtPtr> &body, Location l, size_t end = SIZE_MAX) {
     if (flag && containsReturn(body)) {
       auto ifOp = scf::IfOp::create(b, l, TypeRange{}, loadLocal(l, flag), false);
       OpBuilder::InsertionGuard g(b);
       b.setInsertionPoint(ifOp.getThenRegion().front().getTerminator());
-      block(body);
+      block(body, 0, end);
       return;
     }
-    block(body);
+    block(body, 0, end);
   }
 
   void stmt(const A::Stmt &s) {
@@ -378,12 +521,14 @@ private:
     }
   }
 
-  void invariants(Region &r, Location l, TypeRange args, const A::Stmt &s) {
+  /// The invariants of loop `s`, whose index (if any) is `iv`.
+  void invariants(Region &r, Location l, TypeRange args, const A::Stmt &s,
+                  const A::Decl *iv) {
     bool saved = spec;
     spec = true;
     fillRegion(r, l, args, [&](Block *blk) {
       if (!args.empty())
-        values[s.decl.get()] = blk->getArgument(0);
+        values[iv] = blk->getArgument(0);
       for (const auto &inv : s.invariants)
         InvariantOp::create(b, loc(inv.loc), expr(*inv.cond), inv.approx);
       return SmallVector<Value>{};
@@ -397,7 +542,7 @@ private:
     Value lo = expr(*s.lo), hi = expr(*s.hi);
     Value step = s.step ? expr(*s.step) : intConst(l, t, 1);
     auto op = ForOp::create(b, l, lo, hi, step);
-    invariants(op.getInvariants(), l, {t}, s);
+    invariants(op.getInvariants(), l, {t}, s, s.decl.get());
     fillRegion(op.getBody(), l, {t}, [&](Block *blk) {
       values[s.decl.get()] = blk->getArgument(0);
       loopBody(s.body, l);
@@ -405,11 +550,28 @@ private:
     });
   }
 
+  /// A counting `while` loop (see countingLoop) as the `for` loop it is: its
+  /// counter is the loop's index inside (the `var` itself is dead after it).
+  void countingWhile(const A::Stmt &s, const CountingLoop &c) {
+    Location l = loc(s.loc);
+    Type t = type(c.var->type);
+    Value lo = loadLocal(l, slots.lookup(c.var));
+    Value hi = expr(*c.hi), step = expr(*c.step);
+    auto op = ForOp::create(b, l, lo, hi, step);
+    invariants(op.getInvariants(), l, {t}, s, c.var);
+    fillRegion(op.getBody(), l, {t}, [&](Block *blk) {
+      values[c.var] = blk->getArgument(0);
+      loopBody(s.body, l, s.body.size() - 1);
+      return SmallVector<Value>{};
+    });
+    values.erase(c.var);
+  }
+
   void whileLoop(const A::Stmt &s) {
     Location l = loc(s.loc);
     auto op = WhileOp::create(b, l);
     fillRegion(op.getCond(), l, {}, [&](Block *) { return SmallVector<Value>{expr(*s.cond)}; });
-    invariants(op.getInvariants(), l, {}, s);
+    invariants(op.getInvariants(), l, {}, s, nullptr);
     fillRegion(op.getBody(), l, {}, [&](Block *) {
       loopBody(s.body, l);
       return SmallVector<Value>{};
@@ -500,8 +662,11 @@ private:
 
   Value name(const A::Expr &e, Location l) {
     const A::Decl *d = e.decl;
-    if (d->kind == A::DeclKind::Var)
+    if (d->kind == A::DeclKind::Var) {
+      if (Value counter = values.lookup(d)) // in a counting while loop
+        return counter;
       return loadLocal(l, slots.lookup(d));
+    }
     if (d->kind == A::DeclKind::Const) {
       if (d->constValue && d->type.isInt())
         return intConst(l, type(d->type), *d->constValue);

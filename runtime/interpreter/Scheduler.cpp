@@ -138,9 +138,12 @@ bool KernelInterpreter::continueFor(Thread &thread) {
   bool wraps = frame.inductionWidth < 64 &&
                next > (int64_t)(lowBitsMask(frame.inductionWidth) >> 1);
   frame.inductionValue = next;
-  // At the exit the invariant is checked with the induction variable
-  // clamped to the upper bound (`for i in 0..k step 16` leaves with i = k).
-  int64_t at = std::min(next, frame.upperBound);
+  // After every iteration, the last one included, the invariant holds of the
+  // counter's next value: `for i in 0..k step 16` leaves with i the first
+  // multiple of 16 at or past k, as the verifier reads it (SymExec::execFor).
+  // (A step past the type's range is an overflow the verifier reports; the
+  // run then checks the invariant at the bound.)
+  int64_t at = wraps ? frame.upperBound : next;
   if (!checkInvariants(forOp.getInvariants(),
                        {makeInteger(frame.inductionWidth, (uint64_t)at)},
                        thread))
