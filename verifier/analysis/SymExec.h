@@ -294,6 +294,9 @@ private:
   z3::sort floatSort(mlir::Type t);
   z3::sort sortOf(mlir::Type t);
   z3::expr fresh(const std::string &name, z3::sort s);
+  /// Pair obligations checked as one (Race.cpp), at most this many at once.
+  static constexpr size_t kMaxMergedPairs = 16;
+  Obligation mergePairs(const std::vector<Obligation> &pairs, size_t from, size_t to);
   z3::expr havoc(const std::string &name, z3::sort s);
   z3::expr linear() const;
   z3::expr tidX(const std::vector<z3::expr> &tv) const;

@@ -24,6 +24,22 @@ void SymExec::raceChecks() {
   // Per write event: "the inferred writer of its own element is the writing
   // thread" (the witness's equations), computed once, renamed per pair.
   std::map<const Event *, std::optional<z3::expr>> ownWriter;
+  // Obligations about pairs of events from the same two places of the
+  // source (the copies of an unrolled loop's access, the elements of a
+  // vectorized one) are collected by those places and checked together
+  // (mergePairs): 26 race queries of a 4-way unrolled saxpy become 2.
+  std::vector<std::vector<Obligation>> groups;
+  std::map<std::string, size_t> groupOf;
+  auto collect = [&](const Event &a, const Event &b, Obligation o) {
+    std::string key = std::to_string(int(o.id)) + "|" + o.message + "|" +
+                      std::to_string(a.kind) + ":" + std::to_string(a.loc.line) + ":" +
+                      std::to_string(a.loc.col) + "|" + std::to_string(b.kind) + ":" +
+                      std::to_string(b.loc.line) + ":" + std::to_string(b.loc.col);
+    auto [it, added] = groupOf.try_emplace(key, groups.size());
+    if (added)
+      groups.emplace_back();
+    groups[it->second].push_back(std::move(o));
+  };
   for (size_t i = 0; i < events.size(); ++i) {
     for (size_t j = i; j < events.size(); ++j) {
       const Event &a = *events[i], &b = *events[j];
@@ -133,7 +149,7 @@ void SymExec::raceChecks() {
         if (wa && wb)
           o.fallback = {*wa, *wb};
       }
-      obligations.push_back(o);
+      collect(a, b, o);
       // Out buffers: every element written exactly once, also by one thread.
       if (ww && !mi.shared && mi.access == BufferAccess::Out && (i != j || !a.iters.empty())) {
         Obligation u;
@@ -148,8 +164,54 @@ void SymExec::raceChecks() {
         u.goal = z.bool_val(false);
         u.observables = obs;
         u.byLemma = sameWriter;
-        obligations.push_back(u);
+        collect(a, b, u);
       }
     }
   }
+  for (auto &group : groups)
+    for (size_t from = 0; from < group.size(); from += kMaxMergedPairs)
+      obligations.push_back(mergePairs(group, from, std::min(group.size(), from + kMaxMergedPairs)));
+}
+
+/// One obligation for `pairs[from, to)` (obligations of one kind about pairs
+/// of events from the same two source places, hence with one message and
+/// location): a fresh selector `pair` picks a pair, and each pair's
+/// assumptions, lemma instances and fallback facts are asserted under its
+/// choice only. (Not unguarded: a lemma instance about thread A's index at
+/// one event need not hold where A does not run that event.) Unsat exactly
+/// when every pair's obligation is; a counterexample's observables are those
+/// of the pair chosen.
+Obligation SymExec::mergePairs(const std::vector<Obligation> &pairs, size_t from, size_t to) {
+  if (to - from == 1)
+    return pairs[from];
+  Obligation merged = pairs[from];
+  z3::expr pair = fresh("pair", z.int_sort());
+  auto guarded = [&](std::vector<z3::expr> Obligation::*facts) {
+    z3::expr all = z.bool_val(true);
+    bool any = false;
+    for (size_t k = from; k < to; ++k) {
+      const std::vector<z3::expr> &f = pairs[k].*facts;
+      if (f.empty())
+        continue;
+      z3::expr_vector conj(z);
+      for (const z3::expr &e : f)
+        conj.push_back(e);
+      all = all && z3::implies(pair == int(k - from), z3::mk_and(conj));
+      any = true;
+    }
+    return any ? std::vector<z3::expr>{all} : std::vector<z3::expr>{};
+  };
+  merged.assumptions = guarded(&Obligation::assumptions);
+  merged.assumptions.insert(merged.assumptions.begin(),
+                            pair >= 0 && pair < int(to - from));
+  merged.byLemma = guarded(&Obligation::byLemma);
+  merged.fallback = guarded(&Obligation::fallback);
+  for (size_t i = 0; i < merged.observables.size(); ++i) {
+    z3::expr term = pairs[to - 1].observables[i].term;
+    for (size_t k = to - 1; k-- > from;)
+      if (!z3::eq(pairs[k].observables[i].term, term))
+        term = z3::ite(pair == int(k - from), pairs[k].observables[i].term, term);
+    merged.observables[i].term = term;
+  }
+  return merged;
 }
