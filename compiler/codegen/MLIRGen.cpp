@@ -85,7 +85,7 @@ void forEachInStmt(const A::Stmt &s, const std::function<void(const A::Stmt &)> 
 }
 
 /// A `while` loop that counts: `while i < hi { ...; i += step; }` (or
-/// `i = i + step`) where `i` is a `var` declared earlier in the same block,
+/// `i = i + step`) where `i` is a signed `var` declared earlier in the same block,
 /// assigned nowhere else in the loop and not used after it, and `hi` and
 /// `step` read no `var`, no memory and nothing declared in the loop. It means
 /// exactly `for i in i..hi step step { ... }`: the same values of `i`, the
@@ -142,9 +142,13 @@ std::optional<CountingLoop> countingLoop(const std::vector<A::StmtPtr> &stmts, s
   bool less = s.cond->op == "<";
   const A::Expr &counter = *s.cond->args[less ? 0 : 1];
   const A::Expr *hi = s.cond->args[less ? 1 : 0].get();
+  // Signed counters only: kuiper.for compares signed (`i < hi` on u32 is an
+  // unsigned comparison). A loop that may `return` stays a while loop (the
+  // for loop would go on counting after the thread returned).
   if (counter.kind != A::ExprKind::Name || !counter.decl ||
       counter.decl->kind != A::DeclKind::Var || !counter.decl->type.isInt() ||
-      !(hi->type == counter.decl->type))
+      !counter.decl->type.isSigned() || !(hi->type == counter.decl->type) ||
+      containsReturn(s.body))
     return std::nullopt;
   const A::Decl *var = counter.decl;
   const A::Stmt &last = *s.body.back();
@@ -570,7 +574,20 @@ private:
   void whileLoop(const A::Stmt &s) {
     Location l = loc(s.loc);
     auto op = WhileOp::create(b, l);
-    fillRegion(op.getCond(), l, {}, [&](Block *) { return SmallVector<Value>{expr(*s.cond)}; });
+    // A thread that returned in the body leaves the loop: the condition is
+    // `alive && cond` (cond not evaluated once the thread returned).
+    bool mayReturn = flag && containsReturn(s.body);
+    fillRegion(op.getCond(), l, {}, [&](Block *) {
+      if (!mayReturn)
+        return SmallVector<Value>{expr(*s.cond)};
+      auto alive = scf::IfOp::create(b, l, TypeRange{b.getI1Type()}, loadLocal(l, flag), true);
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(&alive.getThenRegion().front());
+      scf::YieldOp::create(b, l, expr(*s.cond));
+      b.setInsertionPointToStart(&alive.getElseRegion().front());
+      scf::YieldOp::create(b, l, boolConst(l, false));
+      return SmallVector<Value>{alive.getResult(0)};
+    });
     invariants(op.getInvariants(), l, {}, s, nullptr);
     fillRegion(op.getBody(), l, {}, [&](Block *) {
       loopBody(s.body, l);

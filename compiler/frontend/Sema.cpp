@@ -831,6 +831,11 @@ void Sema::checkFor(Stmt &s) {
     if (!isErr(t) && !t.isInt()) {
       error(startLoc(*s.lo), "'for' range must be integer, found " + q(t));
       t = kNone;
+    } else if (!isErr(t) && !t.isSigned()) {
+      // kuiper.for compares and steps its counter as a signed integer.
+      error(startLoc(*s.lo), "'for' range must be a signed integer (i32 or i64), found " +
+                                 q(t) + "; convert the bounds with 'as i64'");
+      t = kNone;
     }
     if (s.step) {
       Type st = check(*s.step, isErr(t) ? kI32 : t);

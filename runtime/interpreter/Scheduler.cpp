@@ -138,6 +138,14 @@ bool KernelInterpreter::continueFor(Thread &thread) {
   bool wraps = frame.inductionWidth < 64 &&
                next > (int64_t)(lowBitsMask(frame.inductionWidth) >> 1);
   frame.inductionValue = next;
+  if (wraps) {
+    // The increment after an iteration leaves the counter's type (as the
+    // verifier's overflow check says): on the GPU the loop would go on.
+    violate(CheckId::Overflow, frame.op,
+            "the loop counter's increment " + std::to_string(next - frame.step) + " + " +
+                std::to_string(frame.step) + " overflows in thread " + who(thread),
+            whoDetails(thread));
+  }
   // After every iteration, the last one included, the invariant holds of the
   // counter's next value: `for i in 0..k step 16` leaves with i the first
   // multiple of 16 at or past k, as the verifier reads it (SymExec::execFor).
