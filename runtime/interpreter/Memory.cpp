@@ -182,6 +182,14 @@ void KernelInterpreter::recordAccess(Operation *op, EvalContext &context,
               "out element " + where() + " is written by both threads " +
                   cell->writer.who() + " and " + current.who(),
               details(cell->writer));
+    } else if (buffer && buffer->access == BufferAccess::Out && cell->writer.exists() &&
+               cell->writer.sameThread(current) && !isAtomic) {
+      // The verifier's "written at most once" (an out element has one
+      // write, the one its coverage and postconditions name).
+      violate(CheckId::Coverage, op,
+              "out element " + where() + " is written more than once by thread " +
+                  current.who(),
+              details(cell->writer));
     }
     cell->writer = current;
   } else if (accessesConflict(cell->writer, current)) {
