@@ -7,6 +7,20 @@ using namespace kuiper::verifier;
 
 void SymExec::execIf(scf::IfOp op) {
   z3::expr c = get(op.getCondition());
+  // A condition that is a constant (`if s > 1` in a copy of an unrolled
+  // `for s in [...]`): every thread takes the same branch, and the other one
+  // is not there (its barriers included).
+  z3::expr constant = c.simplify();
+  if (constant.is_true() || constant.is_false()) {
+    Region &taken = constant.is_true() ? op.getThenRegion() : op.getElseRegion();
+    if (taken.empty())
+      return;
+    execBlock(taken.front());
+    auto y = cast<scf::YieldOp>(taken.front().getTerminator());
+    for (auto [result, v] : llvm::zip(op.getResults(), y.getResults()))
+      set(result, get(v));
+    return;
+  }
   z3::expr savedPc = pc, savedFacts = facts;
   auto savedLocals = locals;
   unsigned i0 = interval;
