@@ -194,6 +194,118 @@ std::optional<CountingLoop> countingLoop(const std::vector<A::StmtPtr> &stmts, s
   return CountingLoop{var, hi, step};
 }
 
+/// A `while` loop with a compile-time trip count: `var s = C0; ... while s OP K
+/// { ...; s = s / 2; }` (the last statement steps `s` by a constant with one
+/// of `+ - * / << >>`, compound or not; `s` is a signed var declared in the
+/// same block with a constant initialiser, assigned nowhere between its
+/// declaration and the loop nor elsewhere in the loop; OP a comparison with a
+/// constant K; the loop has no invariants). MLIRGen evaluates the sequence of
+/// `s` (at most kMaxUnrolledWhile passes, no overflow, no division by 0, no
+/// shift of a negative value) and emits one copy of the body per value, as
+/// for `for s in [...]`: a CUDA-style tree reduction `while s > 0 { ...;
+/// barrier; s /= 2; }` then has the barriers it executes, in order.
+constexpr size_t kMaxUnrolledWhile = 64;
+
+struct UnrolledWhile {
+  const A::Decl *var;
+  std::vector<int64_t> values; ///< `s` at the start of each pass
+  int64_t exit;                ///< `s` after the loop
+};
+
+std::optional<int64_t> stepValue(const std::string &op, int64_t v, int64_t c, int bits) {
+  __int128 r;
+  if (op == "+")
+    r = (__int128)v + c;
+  else if (op == "-")
+    r = (__int128)v - c;
+  else if (op == "*")
+    r = (__int128)v * c;
+  else if (op == "/" && c != 0)
+    r = v / c;
+  else if (op == ">>" && v >= 0 && c >= 0 && c < bits)
+    r = v >> c;
+  else if (op == "<<" && v >= 0 && c >= 0 && c < bits)
+    r = (__int128)v << c;
+  else
+    return std::nullopt;
+  __int128 lo = -((__int128)1 << (bits - 1)), hi = ((__int128)1 << (bits - 1)) - 1;
+  if (r < lo || r > hi)
+    return std::nullopt;
+  return (int64_t)r;
+}
+
+std::optional<UnrolledWhile> unrolledWhile(const std::vector<A::StmtPtr> &stmts, size_t k) {
+  const A::Stmt &s = *stmts[k];
+  if (s.kind != A::StmtKind::While || s.body.empty() || !s.invariants.empty() || !s.cond ||
+      s.cond->kind != A::ExprKind::Binary)
+    return std::nullopt;
+  std::string cmp = s.cond->op;
+  const A::Expr *lhs = s.cond->args[0].get(), *rhs = s.cond->args[1].get();
+  if (rhs->kind == A::ExprKind::Name && rhs->decl && rhs->decl->kind == A::DeclKind::Var) {
+    std::swap(lhs, rhs);
+    cmp = cmp == "<" ? ">" : cmp == ">" ? "<" : cmp == "<=" ? ">=" : cmp == ">=" ? "<=" : cmp;
+  }
+  if (lhs->kind != A::ExprKind::Name || !lhs->decl || lhs->decl->kind != A::DeclKind::Var ||
+      !lhs->decl->type.isInt() || !lhs->decl->type.isSigned() || !rhs->constValue ||
+      (cmp != "<" && cmp != "<=" && cmp != ">" && cmp != ">=" && cmp != "!="))
+    return std::nullopt;
+  const A::Decl *var = lhs->decl;
+  int bits = A::bitWidth(var->type.scalar);
+  // The update: the body's last statement.
+  const A::Stmt &last = *s.body.back();
+  if (last.kind != A::StmtKind::Assign || !namesDecl(*last.target, var))
+    return std::nullopt;
+  std::string op;
+  std::optional<int64_t> c;
+  if (last.op != "=") {
+    op = last.op.substr(0, last.op.size() - 1);
+    c = last.value->constValue;
+  } else if (last.value->kind == A::ExprKind::Binary && namesDecl(*last.value->args[0], var)) {
+    op = last.value->op;
+    c = last.value->args[1]->constValue;
+  }
+  if (!c)
+    return std::nullopt;
+  // Assigned nowhere else in the loop.
+  bool assigned = false;
+  auto assigns = [&](const A::Stmt &t) {
+    assigned |= t.kind == A::StmtKind::Assign && namesDecl(*t.target, var);
+  };
+  for (size_t j = 0; j + 1 < s.body.size(); ++j)
+    forEachInStmt(*s.body[j], assigns, [](const A::Expr &) {});
+  if (assigned)
+    return std::nullopt;
+  // Declared in this block with a constant, not assigned before the loop.
+  std::optional<int64_t> v;
+  for (size_t j = 0; j < k; ++j) {
+    if (stmts[j]->kind == A::StmtKind::Var && stmts[j]->decl.get() == var) {
+      if (!var->init || !var->init->constValue)
+        return std::nullopt;
+      v = *var->init->constValue;
+    } else if (v) {
+      forEachInStmt(*stmts[j], assigns, [](const A::Expr &) {});
+    }
+  }
+  if (!v || assigned)
+    return std::nullopt;
+  int64_t bound = *rhs->constValue;
+  auto holds = [&](int64_t x) {
+    return cmp == "<" ? x < bound : cmp == "<=" ? x <= bound : cmp == ">" ? x > bound
+           : cmp == ">=" ? x >= bound : x != bound;
+  };
+  UnrolledWhile u{var, {}, 0};
+  while (holds(*v)) {
+    if (u.values.size() == kMaxUnrolledWhile)
+      return std::nullopt;
+    u.values.push_back(*v);
+    v = stepValue(op, *v, *c, bits);
+    if (!v)
+      return std::nullopt;
+  }
+  u.exit = *v;
+  return u;
+}
+
 /// Whether evaluating `e` may read memory or fault (then `&&`, `||` and `?:`
 /// must not evaluate it eagerly).
 bool needsShortCircuit(const A::Expr &e) {
@@ -413,6 +525,8 @@ private:
     for (size_t i = from; i < end; ++i) {
       if (auto counting = countingLoop(stmts, i))
         countingWhile(*stmts[i], *counting);
+      else if (auto unrolled = unrolledWhile(stmts, i))
+        unrollWhile(*stmts[i], *unrolled);
       else
         stmt(*stmts[i]);
       if (stmts[i]->kind == A::StmtKind::Return)
@@ -552,6 +666,20 @@ private:
       loopBody(s.body, l);
       return SmallVector<Value>{};
     });
+  }
+
+  /// A `while` loop with a compile-time trip count (see unrolledWhile): one
+  /// copy of the body (less the update) per value of its counter, which then
+  /// holds its value after the loop.
+  void unrollWhile(const A::Stmt &s, const UnrolledWhile &u) {
+    Location l = loc(s.loc);
+    Type t = type(u.var->type);
+    for (int64_t v : u.values) {
+      values[u.var] = intConst(l, t, v);
+      loopBody(s.body, l, s.body.size() - 1);
+    }
+    values.erase(u.var);
+    storeLocal(l, intConst(l, t, u.exit), slots.lookup(u.var));
   }
 
   /// A counting `while` loop (see countingLoop) as the `for` loop it is: its
