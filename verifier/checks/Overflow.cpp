@@ -11,8 +11,8 @@ void SymExec::checkOverflow(Operation &op, z3::expr r, unsigned width, bool isSi
   z3::expr lo = z.int_val(isSigned ? signedMin(width) : 0);
   z3::expr hi = isSigned ? z.int_val(signedMax(width))
                          : z.int_val((uint64_t)(width == 64 ? ~uint64_t(0) : (uint64_t(1) << width) - 1));
+  std::string type = (isSigned ? "i" : "u") + std::to_string(width);
   addObligation(CheckId::Overflow, op.getLoc(),
-                "the " + op.getName().getStringRef().str() + " result fits in i" + std::to_string(width),
-                "integer overflow: the result leaves the range of i" + std::to_string(width),
-                r >= lo && r <= hi);
+                "the " + op.getName().getStringRef().str() + " result fits in " + type,
+                "integer overflow: the result leaves the range of " + type, r >= lo && r <= hi);
 }
