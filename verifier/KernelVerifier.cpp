@@ -59,12 +59,19 @@ bool hasExactContracts(KernelOp kernel) {
 }
 
 /// The rounding bound of an approx clause with rounding depth `depth`.
-Tolerance toleranceOf(const std::string &clause, int depth) {
+Tolerance toleranceOf(const std::string &clause, int depth, bool roundedComparison) {
   Tolerance t;
   t.clause = clause;
   double unitRoundoff = std::ldexp(1.0, -24);
   char buf[256];
-  if (depth < 0) {
+  if (roundedComparison) {
+    t.depth = depth < 0 ? -depth - 1 : depth;
+    t.relative = -1;
+    std::snprintf(buf, sizeof buf,
+                  "no bound: a comparison of rounded values decides what is written (in "
+                  "floats it may come out the other way, and the value then differs from "
+                  "the exact one by more than rounding)");
+  } else if (depth < 0) {
     // Part of the value comes through a cut loop or a barrier contract: its
     // depth grows with the trip count.
     t.depth = -depth - 1;
@@ -77,7 +84,9 @@ Tolerance toleranceOf(const std::string &clause, int depth) {
   } else {
     t.depth = depth;
     t.relative = depth * unitRoundoff / (1 - depth * unitRoundoff);
-    std::snprintf(buf, sizeof buf, "|y - exact| <= %.3g * sum|terms| (f32, rounding depth %d)",
+    std::snprintf(buf, sizeof buf,
+                  "|y - exact| <= %.3g * sum|terms| (f32, rounding depth %d; the terms of the "
+                  "code's computation)",
                   t.relative, depth);
   }
   t.bound = buf;
@@ -342,8 +351,8 @@ bool KernelVerifier::verifyInMode(z3::context &z, FloatMode mode, KernelReport &
     queries[i].proved = true; // not solved again
   runFirst(queries, ex);
   solve(z, queries, ex);
-  for (auto &[clause, depth] : ex.tolerances)
-    report.tolerances.push_back(toleranceOf(clause, depth));
+  for (auto &[clause, depth, roundedComparison] : ex.tolerances)
+    report.tolerances.push_back(toleranceOf(clause, depth, roundedComparison));
   if (mode == FloatMode::Real)
     trusted.insert("approx clauses: proven over the reals assuming finite inputs; "
                    "rounding bound reported per clause");

@@ -200,10 +200,17 @@ public:
 
   std::vector<Obligation> obligations;
   std::set<std::string> trusted;
-  /// Clause location and rounding depth; a negative depth -d-1 means "at
-  /// least d, plus what a loop or barrier contract hides".
-  std::vector<std::pair<std::string, int>> tolerances;
+  /// Per approx clause: its location and rounding depth (a negative depth
+  /// -d-1 means "at least d, plus what a loop or barrier contract hides"),
+  /// and whether a comparison of rounded values decides a value it reads.
+  struct ClauseRounding {
+    std::string clause;
+    int depth;
+    bool roundedComparison;
+  };
+  std::vector<ClauseRounding> tolerances;
   bool opaqueDepth = false;
+  bool roundedComparison = false;
 
 private:
   friend class KernelVerifier;

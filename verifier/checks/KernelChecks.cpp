@@ -99,11 +99,38 @@ void SymExec::finalChecks() {
         if (it != memo.end())
           return it->second;
         int d = 0;
+        Z3_decl_kind k = t.decl().decl_kind();
+        // `ite(p > q, p, q)` and the like (max, min, relu, clamp) select one
+        // of the values they compare: continuous, so a flipped comparison
+        // moves the result by no more than the rounding of p and q.
+        if (k == Z3_OP_ITE) {
+          z3::expr c = t.arg(0);
+          while (c.is_app() && c.decl().decl_kind() == Z3_OP_NOT)
+            c = c.arg(0);
+          Z3_decl_kind ck = c.is_app() ? c.decl().decl_kind() : Z3_OP_UNINTERPRETED;
+          bool compares = (ck == Z3_OP_LT || ck == Z3_OP_LE || ck == Z3_OP_GT || ck == Z3_OP_GE) &&
+                          c.num_args() == 2;
+          auto either = [&](const z3::expr &v) {
+            return compares && (z3::eq(v, c.arg(0)) || z3::eq(v, c.arg(1)));
+          };
+          if (either(t.arg(1)) && either(t.arg(2)) && !z3::eq(t.arg(1), t.arg(2))) {
+            for (const z3::expr &v : {c.arg(0), c.arg(1)})
+              d = std::max(d, depth(v, memo));
+            memo[Z3_get_ast_id(z, t)] = d;
+            return d;
+          }
+        }
         for (unsigned i = 0; i < t.num_args(); ++i)
           d = std::max(d, depth(t.arg(i), memo));
-        Z3_decl_kind k = t.decl().decl_kind();
         if (t.is_real() && (k == Z3_OP_ADD || k == Z3_OP_SUB || k == Z3_OP_MUL || k == Z3_OP_DIV))
           d += 1;
+        // A comparison of rounded values (`s > 0.0` with `s = (a + big) -
+        // big`) can come out the other way in floats: the value it selects
+        // then differs from the exact one by more than any rounding bound.
+        if ((k == Z3_OP_LT || k == Z3_OP_LE || k == Z3_OP_GT || k == Z3_OP_GE ||
+             k == Z3_OP_EQ || k == Z3_OP_DISTINCT) &&
+            t.num_args() > 0 && t.arg(0).is_real() && d > 0)
+          roundedComparison = true;
         // A value carried by a cut loop, or known only through a barrier
         // contract, hides how many roundings produced it.
         std::string name = t.decl().name().str();
@@ -115,14 +142,17 @@ void SymExec::finalChecks() {
         return d;
       };
       opaqueDepth = false;
+      roundedComparison = false;
       int d = 0;
       std::map<unsigned, int> memo;
       for (auto &e : events)
-        if (e->kind == Event::Write && e->value && !mems.at(e->mem).shared)
+        if (e->kind == Event::Write && e->value && !mems.at(e->mem).shared) {
           d = std::max(d, depth(*e->value, memo));
+          depth(e->pc, memo); // a branch on a rounded value decides the write
+        }
       SrcLoc s = srcLoc(ens.getLoc());
       tolerances.push_back({s.file + ":" + std::to_string(s.line) + ":" + std::to_string(s.col),
-                            opaqueDepth ? -d - 1 : d});
+                            opaqueDepth ? -d - 1 : d, roundedComparison});
     }
   }
   pc = savedPc;
