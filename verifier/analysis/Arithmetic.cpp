@@ -360,12 +360,22 @@ bool SymExec::execIntegerOp(Operation &op) {
     set(s, z3::ite(get(s.getCondition()), get(s.getTrueValue()), get(s.getFalseValue())));
     return true;
   }
+  // A value of iN is in iN's (signed) range; said where it is widened, since
+  // a loaded element is otherwise any integer: `(a[i] as i64) + 1` for an
+  // i32 element cannot overflow i64 (the counterexample was a[i] = 2^63 - 1).
+  auto inItsRange = [&](Value in) {
+    unsigned w = in.getType().getIntOrFloatBitWidth();
+    z3::expr v = get(in);
+    facts = facts && v >= z.int_val(signedMin(w)) && v <= z.int_val(signedMax(w));
+  };
   if (auto e = dyn_cast<arith::ExtSIOp>(op)) {
+    inItsRange(e.getIn());
     set(e, get(e.getIn()));
     return true;
   }
   if (auto e = dyn_cast<arith::ExtUIOp>(op)) {
     if (!e.getIn().getType().isInteger(1)) {
+      inItsRange(e.getIn());
       set(e, toUnsigned(get(e.getIn()), e.getIn().getType().getIntOrFloatBitWidth()));
       return true;
     }
