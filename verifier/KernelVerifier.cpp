@@ -305,6 +305,7 @@ bool KernelVerifier::verifyInMode(z3::context &z, FloatMode mode, KernelReport &
   auto t0 = std::chrono::steady_clock::now();
   SymExec ex(z, kernel, mode);
   ex.exactContractsOverReals = exactContractsOverReals;
+  ex.deadline = deadline();
   ex.run();
   LLVM_DEBUG(llvm::dbgs() << "symbolic execution: " << msSince(t0) << " ms, "
                           << ex.obligations.size() << " obligations\n");

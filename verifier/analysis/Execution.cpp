@@ -120,7 +120,7 @@ bool kuiper::verifier::hasSemantics(Operation *op) {
 }
 
 void SymExec::execOp(Operation &op) {
-  if (!unsupportedReason.empty())
+  if (!unsupportedReason.empty() || pastDeadline(&op))
     return;
   bool handled = false;
   if (isIntegerOp(&op))

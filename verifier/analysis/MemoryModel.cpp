@@ -16,6 +16,13 @@ z3::expr SymExec::read(const MemRef &m, const std::vector<z3::expr> &idx) {
   auto it = readMemo.find(k);
   if (it != readMemo.end())
     return it->second;
+  if (m->kind == MemNode::Merge && (!unsupportedReason.empty() || pastDeadline(nullptr))) {
+    // Stopped: any value of the element's sort (the kernel is unknown).
+    const MemNode *base = m.get();
+    while (base->kind != MemNode::Base)
+      base = base->prev.get();
+    return fresh("stopped", base->fn->range());
+  }
   std::optional<z3::expr> r;
   switch (m->kind) {
   case MemNode::Base: {

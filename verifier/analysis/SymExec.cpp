@@ -90,6 +90,14 @@ z3::expr SymExec::havoc(const std::string &name, z3::sort s) {
   return f(args);
 }
 
+bool SymExec::pastDeadline(Operation *op) {
+  if (!deadline || std::chrono::steady_clock::now() <= *deadline)
+    return false;
+  unsupported(op, "the budget (--budget) ran out during the symbolic execution, before any "
+                  "obligation was solved");
+  return true;
+}
+
 void SymExec::unsupported(Operation *op, const std::string &why) {
   if (!unsupportedReason.empty())
     return;

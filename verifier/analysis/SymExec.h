@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <chrono>
 #include <map>
 #include <memory>
 #include <optional>
@@ -295,6 +296,11 @@ private:
   std::vector<Division> divisions;
   std::vector<z3::expr> keepAlive;
   std::string unsupportedReason;
+  /// The kernel's --budget: past it the symbolic execution stops, and the
+  /// kernel is unknown ("the budget ran out"), never verified.
+  std::optional<std::chrono::steady_clock::time_point> deadline;
+  /// Whether the deadline has passed (then the execution is stopped).
+  bool pastDeadline(mlir::Operation *op);
   SrcLoc unsupportedLoc;
 
   // Helpers.
