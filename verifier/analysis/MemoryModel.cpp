@@ -50,8 +50,8 @@ z3::expr SymExec::read(const MemRef &m, const std::vector<z3::expr> &idx) {
       const Event &e = *m->events[i];
       std::vector<z3::expr> from, to;
       if (!witness(e, m->freeThreadVars, idx, from, to, true, nullptr, m->fixedIters)) {
-        unsupported(nullptr, "cannot tell which thread writes '" + mems.at(e.mem).name +
-                                 "' (index not affine in the thread ids)");
+        unsupportedAt(e.loc, "cannot tell which thread writes '" + mems.at(e.mem).name +
+                                 "' here (index not affine in the thread ids)");
         break;
       }
       z3::expr_vector f(z), t(z);
@@ -551,7 +551,7 @@ MemRef SymExec::mergeNode(const void *mem, MemRef prev, const std::vector<const 
     std::vector<z3::expr> from, to;
     std::optional<z3::expr> selfGoal;
     if (!witness(*e, freeThreadVars, e->idx, from, to, true, &selfGoal, fixedIters)) {
-      unsupported(nullptr, "cannot tell which thread writes '" + mems.at(mem).name + "'");
+      unsupportedAt(e->loc, "cannot tell which thread writes '" + mems.at(mem).name + "' here");
       return node;
     }
     Obligation o;

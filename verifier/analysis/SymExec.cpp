@@ -98,6 +98,13 @@ bool SymExec::pastDeadline(Operation *op) {
   return true;
 }
 
+void SymExec::unsupportedAt(const SrcLoc &at, const std::string &why) {
+  if (!unsupportedReason.empty())
+    return;
+  unsupportedReason = why;
+  unsupportedLoc = at;
+}
+
 void SymExec::unsupported(Operation *op, const std::string &why) {
   if (!unsupportedReason.empty())
     return;

@@ -301,6 +301,8 @@ private:
   std::optional<std::chrono::steady_clock::time_point> deadline;
   /// Whether the deadline has passed (then the execution is stopped).
   bool pastDeadline(mlir::Operation *op);
+  /// As unsupported(), reported at `at` (a write's location, say).
+  void unsupportedAt(const SrcLoc &at, const std::string &why);
   SrcLoc unsupportedLoc;
 
   // Helpers.

@@ -53,7 +53,7 @@ void SymExec::finalChecks() {
         for (bool iterFirst : {true, false}) {
           std::vector<z3::expr> from, to;
           if (!witness(*e, {0, 1, 2, 3, 4, 5, 6}, j, from, to, iterFirst)) {
-            unsupported(nullptr, "cannot tell which thread writes '" + mi.name + "'");
+            unsupportedAt(e->loc, "cannot tell which thread writes '" + mi.name + "' here");
             return;
           }
           cov = cov || covered(*e, from, to, j);
