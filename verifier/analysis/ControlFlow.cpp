@@ -146,16 +146,29 @@ void SymExec::execFor(ForOp op) {
     loopInvariants(op.getInvariants(), iv, true, when);
   };
   auto assumeInvariants = [&](z3::expr iv) { loopInvariants(op.getInvariants(), iv, false, ""); };
-  if (isConst(los, l) && isConst(his, h) && isConst(sts, s) && s > 0 && (h - l) / s <= 256) {
-    for (int64_t i = l; i < h; i += s) {
-      checkInvariants(z.int_val(i), "at the start of an iteration");
-      set(op.getBody().front().getArgument(0), z.int_val(i));
+  if (isConst(los, l) && isConst(his, h) && isConst(sts, s) && s > 0 &&
+      ((__int128)h - l) / s <= 256) {
+    // (In 128 bits: the counter's last increment may leave int64.)
+    __int128 i = l;
+    for (; i < h; i += s) {
+      checkInvariants(z.int_val(int64_t(i)), "at the start of an iteration");
+      set(op.getBody().front().getArgument(0), z.int_val(int64_t(i)));
       execBlock(op.getBody().front());
       if (!unsupportedReason.empty())
         return;
     }
-    int64_t exit = h <= l ? l : l + ((h - l + s - 1) / s) * s;
-    checkInvariants(z.int_val(exit), "when the loop exits");
+    // The increment after the last iteration must not wrap, as with a
+    // symbolic trip count below (`for i in 2^31 - 2..2^31 - 1 step 2`).
+    std::string exitText;
+    for (__int128 v = i < 0 ? -i : i; v > 0 || exitText.empty(); v /= 10)
+      exitText.insert(exitText.begin(), char('0' + int(v % 10)));
+    if (i < 0)
+      exitText.insert(exitText.begin(), '-');
+    z3::expr exit = z.int_val(exitText.c_str());
+    if (h > l)
+      checkOverflow(*op.getOperation(), exit, cast<IntegerType>(op.getLo().getType()).getWidth(),
+                    true);
+    checkInvariants(exit, "when the loop exits");
     return;
   }
   bool hasBarrier = false;
