@@ -135,10 +135,13 @@ bool KernelInterpreter::continueFor(Thread &thread) {
   Frame &frame = thread.stack.back();
   auto forOp = cast<ForOp>(frame.op);
   int64_t next;
-  bool wraps = frame.inductionWidth >= 64
-                   ? __builtin_add_overflow(frame.inductionValue, frame.step, &next)
-                   : (next = frame.inductionValue + frame.step) >
-                         (int64_t)(lowBitsMask(frame.inductionWidth) >> 1);
+  bool wraps;
+  if (frame.inductionWidth >= 64) {
+    wraps = __builtin_add_overflow(frame.inductionValue, frame.step, &next);
+  } else {
+    next = frame.inductionValue + frame.step;
+    wraps = next > (int64_t)(lowBitsMask(frame.inductionWidth) >> 1);
+  }
   frame.inductionValue = next;
   if (wraps) {
     // The increment after an iteration leaves the counter's type (as the

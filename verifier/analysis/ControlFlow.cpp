@@ -159,12 +159,7 @@ void SymExec::execFor(ForOp op) {
     }
     // The increment after the last iteration must not wrap, as with a
     // symbolic trip count below (`for i in 2^31 - 2..2^31 - 1 step 2`).
-    std::string exitText;
-    for (__int128 v = i < 0 ? -i : i; v > 0 || exitText.empty(); v /= 10)
-      exitText.insert(exitText.begin(), char('0' + int(v % 10)));
-    if (i < 0)
-      exitText.insert(exitText.begin(), '-');
-    z3::expr exit = z.int_val(exitText.c_str());
+    z3::expr exit = h > l ? (z.int_val(int64_t(i - s)) + z.int_val(s)).simplify() : z.int_val(l);
     if (h > l)
       checkOverflow(*op.getOperation(), exit, cast<IntegerType>(op.getLo().getType()).getWidth(),
                     true);

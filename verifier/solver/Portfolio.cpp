@@ -93,18 +93,20 @@ double msSince(std::chrono::steady_clock::time_point t0) {
       .count();
 }
 
-/// The parameters of every solver call: the resource limit, and no nlsat.
-/// Z3 4.8's nonlinear real procedure neither counts its work against the
-/// resource limit nor stops when interrupted (a race query of a tiled-matmul
-/// mutant ran for 16 minutes; without it, unsat in 0.7 s). The nonlinear
-/// integer facts the verifier needs come from its own lemmas
-/// (SymExec::productFacts), Z3's Groebner and Horner steps and tangents.
+/// A resource limit alone (tactic solvers without the SMT core take no
+/// arithmetic options).
 z3::params rlimitParams(z3::context &context, uint64_t rlimit) {
   z3::params p(context);
   p.set("rlimit", static_cast<unsigned>(std::min<uint64_t>(rlimit, UINT32_MAX)));
   return p;
 }
 
+/// The parameters of every call to the SMT core: the resource limit, and no nlsat.
+/// Z3 4.8's nonlinear real procedure neither counts its work against the
+/// resource limit nor stops when interrupted (a race query of a tiled-matmul
+/// mutant ran for 16 minutes; without it, unsat in 0.7 s). The nonlinear
+/// integer facts the verifier needs come from its own lemmas
+/// (SymExec::productFacts), Z3's Groebner and Horner steps and tangents.
 z3::params solverParams(z3::context &context, uint64_t rlimit) {
   z3::params p = rlimitParams(context, rlimit);
   p.set("arith.nl.nra", false);
