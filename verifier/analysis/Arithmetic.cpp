@@ -2,10 +2,109 @@
 #include "verifier/analysis/SymExec.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "llvm/ADT/StringExtras.h"
+#include <cmath>
 
 using namespace mlir;
 using namespace kuiper;
 using namespace kuiper::verifier;
+
+/// Integer division by a constant of a thread-id expression, done exactly:
+/// with threadIdx.x = 32 * warpcol + lane (kernels that use warp-level ids),
+/// `threadIdx.x / 32` is warpcol and `threadIdx.x % 32` is lane, so a warp
+/// index computed by hand is as linear as `warpid`, and the writer of
+/// `y[blockIdx.x * 8 + threadIdx.x / 32]` can be named. A term k * v goes to
+/// the quotient when c divides k (k >= 0: every thread variable is >= 0) and
+/// to the remainder otherwise (k > 0 and v bounded), the numeral offset is
+/// split by floor division; when the remainder's largest value is below c the
+/// split is Euclid's, and as q >= 0 truncating division agrees with it.
+std::optional<std::pair<z3::expr, z3::expr>> SymExec::splitByConstant(const z3::expr &a,
+                                                                       int64_t c) const {
+  if (c <= 1)
+    return std::nullopt;
+  std::vector<std::pair<int64_t, z3::expr>> terms;
+  int64_t off = 0;
+  std::function<bool(const z3::expr &, int64_t)> go = [&](const z3::expr &t, int64_t k) -> bool {
+    int64_t v;
+    if (isConst(t, v)) {
+      int64_t kv;
+      return !__builtin_mul_overflow(k, v, &kv) && !__builtin_add_overflow(off, kv, &off);
+    }
+    if (!t.is_app())
+      return false;
+    switch (t.decl().decl_kind()) {
+    case Z3_OP_ADD:
+      for (unsigned i = 0; i < t.num_args(); ++i)
+        if (!go(t.arg(i), k))
+          return false;
+      return true;
+    case Z3_OP_SUB:
+      for (unsigned i = 0; i < t.num_args(); ++i)
+        if (!go(t.arg(i), i == 0 ? k : -k))
+          return false;
+      return true;
+    case Z3_OP_UMINUS:
+      return go(t.arg(0), -k);
+    case Z3_OP_MUL: {
+      int at = -1;
+      int64_t f = k;
+      for (unsigned i = 0; i < t.num_args(); ++i) {
+        if (isConst(t.arg(i), v)) {
+          if (__builtin_mul_overflow(f, v, &f))
+            return false;
+        } else if (at >= 0) {
+          return false;
+        } else {
+          at = i;
+        }
+      }
+      return at < 0 ? !__builtin_add_overflow(off, f, &off) : go(t.arg(at), f);
+    }
+    default:
+      break;
+    }
+    for (auto &[kk, atom] : terms)
+      if (z3::eq(atom, t))
+        return !__builtin_add_overflow(kk, k, &kk);
+    terms.push_back({k, t});
+    return true;
+  };
+  if (!go(a, 1))
+    return std::nullopt;
+  // Exclusive upper bound of thread variable i (0: none known, the grid's).
+  auto upper = [&](size_t i) -> int64_t {
+    switch (i) {
+    case 0: return useLanes ? 32 : block[0];
+    case 1: return block[1];
+    case 2: return block[2];
+    case 6: return useLanes ? block[0] / 32 : 1;
+    default: return 0;
+    }
+  };
+  int64_t q0 = off >= 0 ? off / c : -((-off + c - 1) / c), rmax = off - q0 * c;
+  z3::expr q = z.int_val(q0), r = z.int_val(rmax);
+  if (q0 < 0)
+    return std::nullopt;
+  for (auto &[k, atom] : terms) {
+    if (k == 0)
+      continue;
+    size_t i = 0;
+    while (i < threadVars.size() && !z3::eq(atom, threadVars[i]))
+      ++i;
+    if (i == threadVars.size() || k < 0)
+      return std::nullopt;
+    if (k % c == 0) {
+      q = q + z.int_val(k / c) * atom;
+      continue;
+    }
+    int64_t u = upper(i), most;
+    if (u <= 0 || __builtin_mul_overflow(k, u - 1, &most) || __builtin_add_overflow(rmax, most, &rmax))
+      return std::nullopt;
+    r = r + z.int_val(k) * atom;
+  }
+  if (rmax >= c)
+    return std::nullopt;
+  return std::make_pair(q.simplify(), r.simplify());
+}
 
 z3::expr SymExec::intOp(Operation &op) {
   auto flagsOf = [&]() -> std::pair<bool, bool> {
@@ -63,6 +162,8 @@ z3::expr SymExec::intOp(Operation &op) {
       return r;
     };
     if (isConst(b.simplify(), bc) && bc > 0) {
+      if (auto qr = splitByConstant(a, bc))
+        return isa<arith::DivSIOp>(op) ? qr->first : qr->second;
       z3::expr bn = z.int_val(bc);
       if (isa<arith::DivSIOp>(op))
         return noted(z3::ite(a >= 0, a / bn, -((-a) / bn)));
@@ -91,8 +192,11 @@ z3::expr SymExec::intOp(Operation &op) {
       return a;
     }
     z3::expr p = z.int_val((int64_t)(uint64_t(1) << c));
-    if (isa<arith::ShRSIOp>(op))
+    if (isa<arith::ShRSIOp>(op)) {
+      if (auto qr = splitByConstant(a, int64_t(1) << c))
+        return qr->first;
       return a / p;
+    }
     return arith2([&](z3::expr x, z3::expr) { return x * p; });
   }
   if (isa<arith::AndIOp, arith::OrIOp, arith::XOrIOp>(op)) {
@@ -105,8 +209,11 @@ z3::expr SymExec::intOp(Operation &op) {
       return a != b;
     }
     int64_t c;
-    if (isa<arith::AndIOp>(op) && isConst(b, c) && c >= 0 && ((c + 1) & c) == 0)
+    if (isa<arith::AndIOp>(op) && isConst(b, c) && c >= 0 && c < INT64_MAX && ((c + 1) & c) == 0) {
+      if (auto qr = splitByConstant(a, c + 1))
+        return qr->second;
       return z3::mod(a, z.int_val(c + 1));
+    }
     if (isa<arith::XOrIOp>(op) && isConst(b, c) && c == -1)
       return -a - 1;
     // The general case on bit-vectors of the operands' two's complement
@@ -405,21 +512,49 @@ bool SymExec::execFloatOp(Operation &op) {
                            : (w >= 64 ? z.int_val("18446744073709551615")
                                       : z.int_val((int64_t)((uint64_t(1) << w) - 1)));
     z3::expr truncated = z.int_val(0);
-    z3::expr finite = z.bool_val(true);
+    z3::expr fits = z.bool_val(true);
     if (mode == FloatMode::Real) {
       auto toInt = [&](z3::expr e) { return z3::expr(z, Z3_mk_real2int(z, e)); };
       truncated = z3::ite(x >= 0, toInt(x), -toInt(-x));
+      fits = truncated >= lo && truncated <= hi;
     } else {
-      finite = !z3::expr(z, Z3_mk_fpa_is_nan(z, x)) && !z3::expr(z, Z3_mk_fpa_is_infinite(z, x));
       z3::expr r = z3::expr(z, Z3_mk_fpa_round_to_integral(z, Z3_mk_fpa_rtz(z), x));
-      truncated = z3::expr(z, Z3_mk_real2int(z, Z3_mk_fpa_to_real(z, r)));
+      // The value through the bit-vector conversion (exact where it fits,
+      // which is where it is used): Z3 decides fp.to_real feeding integer
+      // arithmetic only incompletely (`(x * 16.0) as i32 < 16` was unknown).
+      z3::expr bits(z, isSigned ? Z3_mk_fpa_to_sbv(z, Z3_mk_fpa_rtz(z), x, w)
+                                : Z3_mk_fpa_to_ubv(z, Z3_mk_fpa_rtz(z), x, w));
+      truncated = z3::expr(z, Z3_mk_bv2int(z, bits, false));
+      if (isSigned)
+        truncated = toSigned(truncated, w);
+      // The range test among floats, for the same reason: the truncation r is integral, so
+      // lo <= r <= hi is L <= r < U with L = lo and U = hi + 1, both powers of
+      // two (or 0), exact in the format or beyond its finite range, where the
+      // infinity of that sign compares the same way with every finite r.
+      z3::sort fs = x.get_sort();
+      unsigned ebits = Z3_fpa_get_ebits(z, fs);
+      auto powerOfTwo = [&](unsigned k, bool negative) {
+        if (ebits < 32 && k >= (1u << (ebits - 1)))
+          return z3::expr(z, Z3_mk_fpa_inf(z, fs, negative));
+        return z3::expr(z, Z3_mk_fpa_numeral_double(z, negative ? -std::ldexp(1.0, k) : std::ldexp(1.0, k), fs));
+      };
+      z3::expr lower = isSigned ? powerOfTwo(w - 1, true) : z3::expr(z, Z3_mk_fpa_zero(z, fs, false));
+      z3::expr upper = powerOfTwo(isSigned ? w - 1 : w, false);
+      fits = !z3::expr(z, Z3_mk_fpa_is_nan(z, x)) && !z3::expr(z, Z3_mk_fpa_is_infinite(z, x)) &&
+             z3::expr(z, Z3_mk_fpa_geq(z, r, lower)) && z3::expr(z, Z3_mk_fpa_lt(z, r, upper));
     }
     if (!inSpec)
       addObligation(CheckId::Overflow, loc, "the float value converted to an integer fits its type",
-                    "the float value converted to an integer is NaN, infinite or out of range",
-                    finite && truncated >= lo && truncated <= hi);
-    z3::expr v = z3::ite(finite && truncated >= lo && truncated <= hi, truncated,
-                         havoc("bad_conversion", z.int_sort()));
+                    "the float value converted to an integer is NaN, infinite or out of range", fits);
+    // Where it does not fit the conversion is a fault (the obligation above);
+    // in floats the value is then the bit-vector conversion's unspecified
+    // one, the same term in the code and in a contract that names it (a
+    // fresh value for each would make `y[i] == lut[(x[i] * 16.0) as i32]`
+    // depend on proving `fits` again inside the postcondition: seconds).
+    z3::expr v = mode == FloatMode::Real ? z3::ite(fits, truncated, havoc("bad_conversion", z.int_sort()))
+                                         : truncated;
+    // The result is in its type's range (told to the integer side directly).
+    facts = facts && v >= lo && v <= hi;
     set(op.getResult(0), isSigned ? v : toSigned(v, w));
     return true;
   }

@@ -12,6 +12,55 @@ void SymExec::collective(Operation *op, Value maskValue) {
   collectives.push_back({pc, srcLoc(op->getLoc()), mask});
 }
 
+/// The facts in force about the thread-dependent unknowns `v` mentions (a
+/// loop's values after it, known through its invariant; values after a
+/// barrier, known through its contract), for lane `lane` of this warp. A
+/// collective reads other lanes' values; those lanes are at this point (the
+/// convergence check), so what the facts say of this thread holds of them
+/// too, and without it a shuffled loop result is any number (a one-warp-
+/// per-row gemv failed with a counterexample no run reproduces).
+z3::expr SymExec::factsAtLane(const z3::expr &v, const z3::expr &lane) {
+  std::set<unsigned> unknowns, seen;
+  std::function<void(const z3::expr &)> scan = [&](const z3::expr &t) {
+    if (!t.is_app() || !seen.insert(Z3_get_ast_id(z, t)).second)
+      return;
+    if (t.decl().decl_kind() == Z3_OP_UNINTERPRETED && t.num_args() > 0)
+      unknowns.insert(Z3_get_func_decl_id(z, t.decl()));
+    for (unsigned i = 0; i < t.num_args(); ++i)
+      scan(t.arg(i));
+  };
+  scan(v);
+  if (unknowns.empty())
+    return z.bool_val(true);
+  auto mentionsUnknown = [&](const z3::expr &f) {
+    std::set<unsigned> visited;
+    std::function<bool(const z3::expr &)> go = [&](const z3::expr &t) -> bool {
+      if (!t.is_app() || !visited.insert(Z3_get_ast_id(z, t)).second)
+        return false;
+      if (t.decl().decl_kind() == Z3_OP_UNINTERPRETED && t.num_args() > 0 &&
+          unknowns.count(Z3_get_func_decl_id(z, t.decl())))
+        return true;
+      for (unsigned i = 0; i < t.num_args(); ++i)
+        if (go(t.arg(i)))
+          return true;
+      return false;
+    };
+    return go(f);
+  };
+  z3::expr r = z.bool_val(true);
+  std::function<void(const z3::expr &)> conjuncts = [&](const z3::expr &f) {
+    if (f.is_app() && f.decl().decl_kind() == Z3_OP_AND) {
+      for (unsigned i = 0; i < f.num_args(); ++i)
+        conjuncts(f.arg(i));
+      return;
+    }
+    if (mentionsUnknown(f))
+      r = r && atLane(f, lane);
+  };
+  conjuncts(facts);
+  return r;
+}
+
 z3::expr SymExec::shuffle(ShuffleOp op) {
   collective(op, op.getMask());
   z3::expr v = get(op.getValue()), d = get(op.getDelta());
@@ -37,6 +86,9 @@ z3::expr SymExec::shuffle(ShuffleOp op) {
     src = z3::ite(bit == 0, lane + z.int_val(dc), lane - z.int_val(dc));
   }
   z3::expr other = atLane(v, src);
+  z3::expr known = factsAtLane(v, src);
+  facts = facts && (op.getMask() ? z3::implies(valid && laneActive(src, get(op.getMask())), known)
+                                 : z3::implies(valid, known));
   if (op.getMask()) {
     // Reading a lane outside the mask (or not there) gives an undefined value.
     other = z3::ite(laneActive(src, get(op.getMask())), other, havoc("shfl_undefined", v.get_sort()));
@@ -56,6 +108,7 @@ z3::expr SymExec::vote(VoteOp op) {
     z3::expr L = z.int_val(l);
     z3::expr active = laneActive(L, mask);
     z3::expr cl = atLane(c, L);
+    facts = facts && z3::implies(active, factsAtLane(c, L));
     any = any || (active && cl);
     all = all && z3::implies(active, cl);
     ballot = ballot + z3::ite(active && cl, z.int_val((int64_t)(uint64_t(1) << l)), z.int_val(0));

@@ -1,5 +1,6 @@
 //===- SymExec.cpp - Symbolic execution of one thread -----------------------===//
 #include "verifier/analysis/SymExec.h"
+#include "mlir/IR/Matchers.h"
 #include "llvm/ADT/ScopeExit.h"
 #include <functional>
 
@@ -36,9 +37,34 @@ SymExec::SymExec(z3::context &z, KernelOp kernel, FloatMode mode)
   // what lets the verifier name the writer of `y[warpid]`.
   // Only for kernels that use warp-level ids: the split makes other index
   // maps (grid-stride, several elements per thread) harder for the solver.
+  // A warp index or lane computed by hand (`threadIdx.x / 32`, `% 32`, `>> 5`,
+  // `& 31` of an expression of threadIdx.x) counts as warp-level too: with
+  // the split, splitByConstant makes them the thread variables themselves.
+  auto ofThreadIdX = [](Value v) {
+    SmallVector<Value> todo{v};
+    for (unsigned n = 0; !todo.empty() && n < 64; ++n) {
+      Operation *d = todo.pop_back_val().getDefiningOp();
+      if (!d)
+        continue;
+      if (auto t = dyn_cast<ThreadIdOp>(d); t && t.getDim() == 0)
+        return true;
+      if (isa<arith::AddIOp, arith::SubIOp, arith::MulIOp, arith::ExtSIOp, arith::ExtUIOp>(d))
+        todo.append(d->operand_begin(), d->operand_end());
+    }
+    return false;
+  };
+  auto warpSplit = [&](Operation *op) {
+    APInt c;
+    if (op->getNumOperands() != 2 || !matchPattern(op->getOperand(1), m_ConstantInt(&c)) ||
+        !ofThreadIdX(op->getOperand(0)))
+      return false;
+    uint64_t v = c.getZExtValue();
+    return (isa<arith::DivSIOp, arith::RemSIOp>(op) && v == 32) ||
+           (isa<arith::ShRSIOp>(op) && v == 5) || (isa<arith::AndIOp>(op) && v == 31);
+  };
   bool warpLevel = false;
   kernel.walk([&](Operation *op) {
-    if (isa<LaneIdOp, WarpIdOp, ShuffleOp, VoteOp, SyncWarpOp>(op))
+    if (isa<LaneIdOp, WarpIdOp, ShuffleOp, VoteOp, SyncWarpOp>(op) || warpSplit(op))
       warpLevel = true;
   });
   useLanes = block[0] % 32 == 0 && warpLevel;

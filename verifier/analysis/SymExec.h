@@ -354,6 +354,10 @@ private:
   void checkAlignment(mlir::Operation *op, const void *mem, const std::vector<z3::expr> &idx,
                       uint64_t align, const std::vector<Observable> &obs);
   z3::expr intOp(mlir::Operation &op);
+  /// `a` as `c * q + r` with `q >= 0` and `0 <= r < c` for every thread, read
+  /// off `a`'s linear form over the thread variables (whose ranges are known);
+  /// none where that form does not show it.
+  std::optional<std::pair<z3::expr, z3::expr>> splitByConstant(const z3::expr &a, int64_t c) const;
   z3::expr floatOp(mlir::Operation &op);
   z3::expr mathFn(const std::string &name, mlir::Type t, std::vector<z3::expr> args);
   z3::expr shuffle(kuiper::ShuffleOp op);
@@ -361,6 +365,7 @@ private:
   void collective(mlir::Operation *op, mlir::Value mask);
   z3::expr laneId() const;
   z3::expr atLane(z3::expr e, z3::expr lane) const;
+  z3::expr factsAtLane(const z3::expr &v, const z3::expr &lane);
   z3::expr maskBit(z3::expr mask, z3::expr lane) const;
   z3::expr laneActive(z3::expr lane, std::optional<z3::expr> mask) const;
   z3::expr floatConst(mlir::FloatAttr a);
