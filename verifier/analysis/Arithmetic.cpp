@@ -8,6 +8,104 @@ using namespace mlir;
 using namespace kuiper;
 using namespace kuiper::verifier;
 
+/// `e` as sum of k * atom + off with numeral k and off (atoms: the terms that
+/// are not sums, differences, negations, numerals or products with numerals);
+/// false where a numeral overflows int64.
+bool kuiper::verifier::linearForm(const z3::expr &e, std::vector<std::pair<int64_t, z3::expr>> &terms,
+                                  int64_t &off) {
+  std::function<bool(const z3::expr &, int64_t)> go = [&](const z3::expr &t, int64_t k) -> bool {
+    int64_t v;
+    if (isConst(t, v)) {
+      int64_t kv;
+      return !__builtin_mul_overflow(k, v, &kv) && !__builtin_add_overflow(off, kv, &off);
+    }
+    if (t.is_app()) {
+      switch (t.decl().decl_kind()) {
+      case Z3_OP_ADD:
+        for (unsigned i = 0; i < t.num_args(); ++i)
+          if (!go(t.arg(i), k))
+            return false;
+        return true;
+      case Z3_OP_SUB:
+        for (unsigned i = 0; i < t.num_args(); ++i)
+          if (!go(t.arg(i), i == 0 ? k : -k))
+            return false;
+        return true;
+      case Z3_OP_UMINUS:
+        return go(t.arg(0), -k);
+      case Z3_OP_MUL: {
+        int at = -1;
+        int64_t f = k;
+        for (unsigned i = 0; i < t.num_args(); ++i) {
+          if (isConst(t.arg(i), v)) {
+            if (__builtin_mul_overflow(f, v, &f))
+              return false;
+          } else if (at >= 0) {
+            at = -2;
+            break;
+          } else {
+            at = i;
+          }
+        }
+        if (at == -1)
+          return !__builtin_add_overflow(off, f, &off);
+        if (at >= 0)
+          return go(t.arg(at), f);
+        break; // a product of several non-numerals: an atom
+      }
+      default:
+        break;
+      }
+    }
+    for (auto &[kk, atom] : terms)
+      if (z3::eq(atom, t))
+        return !__builtin_add_overflow(kk, k, &kk);
+    terms.push_back({k, t});
+    return true;
+  };
+  return go(e, 1);
+}
+
+/// The range [lo, hi) of a thread variable or of a bound variable of a
+/// contract with constant bounds, if known (the grid's variables have none).
+std::optional<std::pair<int64_t, int64_t>> SymExec::atomRange(const z3::expr &atom) const {
+  for (size_t i = 0; i < threadVars.size(); ++i) {
+    if (!z3::eq(atom, threadVars[i]))
+      continue;
+    switch (i) {
+    case 0: return std::make_pair(int64_t(0), int64_t(useLanes ? 32 : block[0]));
+    case 1: return std::make_pair(int64_t(0), int64_t(block[1]));
+    case 2: return std::make_pair(int64_t(0), int64_t(block[2]));
+    case 6: return std::make_pair(int64_t(0), int64_t(useLanes ? block[0] / 32 : 1));
+    default: return std::nullopt;
+    }
+  }
+  for (auto &[v, lo, hi] : boundedVars)
+    if (z3::eq(atom, v))
+      return std::make_pair(lo, hi);
+  return std::nullopt;
+}
+
+/// The least and greatest value of `e` over the known ranges of its atoms.
+std::optional<std::pair<int64_t, int64_t>> SymExec::rangeOf(const z3::expr &e) const {
+  std::vector<std::pair<int64_t, z3::expr>> terms;
+  int64_t lo = 0;
+  if (!linearForm(e, terms, lo))
+    return std::nullopt;
+  int64_t hi = lo;
+  for (auto &[k, atom] : terms) {
+    auto r = atomRange(atom);
+    if (!r || r->second <= r->first)
+      return std::nullopt;
+    int64_t a, b;
+    if (__builtin_mul_overflow(k, r->first, &a) || __builtin_mul_overflow(k, r->second - 1, &b))
+      return std::nullopt;
+    if (__builtin_add_overflow(lo, std::min(a, b), &lo) || __builtin_add_overflow(hi, std::max(a, b), &hi))
+      return std::nullopt;
+  }
+  return std::make_pair(lo, hi);
+}
+
 /// Integer division by a constant of a thread-id expression, done exactly:
 /// with threadIdx.x = 32 * warpcol + lane (kernels that use warp-level ids),
 /// `threadIdx.x / 32` is warpcol and `threadIdx.x % 32` is lane, so a warp
@@ -23,63 +121,8 @@ std::optional<std::pair<z3::expr, z3::expr>> SymExec::splitByConstant(const z3::
     return std::nullopt;
   std::vector<std::pair<int64_t, z3::expr>> terms;
   int64_t off = 0;
-  std::function<bool(const z3::expr &, int64_t)> go = [&](const z3::expr &t, int64_t k) -> bool {
-    int64_t v;
-    if (isConst(t, v)) {
-      int64_t kv;
-      return !__builtin_mul_overflow(k, v, &kv) && !__builtin_add_overflow(off, kv, &off);
-    }
-    if (!t.is_app())
-      return false;
-    switch (t.decl().decl_kind()) {
-    case Z3_OP_ADD:
-      for (unsigned i = 0; i < t.num_args(); ++i)
-        if (!go(t.arg(i), k))
-          return false;
-      return true;
-    case Z3_OP_SUB:
-      for (unsigned i = 0; i < t.num_args(); ++i)
-        if (!go(t.arg(i), i == 0 ? k : -k))
-          return false;
-      return true;
-    case Z3_OP_UMINUS:
-      return go(t.arg(0), -k);
-    case Z3_OP_MUL: {
-      int at = -1;
-      int64_t f = k;
-      for (unsigned i = 0; i < t.num_args(); ++i) {
-        if (isConst(t.arg(i), v)) {
-          if (__builtin_mul_overflow(f, v, &f))
-            return false;
-        } else if (at >= 0) {
-          return false;
-        } else {
-          at = i;
-        }
-      }
-      return at < 0 ? !__builtin_add_overflow(off, f, &off) : go(t.arg(at), f);
-    }
-    default:
-      break;
-    }
-    for (auto &[kk, atom] : terms)
-      if (z3::eq(atom, t))
-        return !__builtin_add_overflow(kk, k, &kk);
-    terms.push_back({k, t});
-    return true;
-  };
-  if (!go(a, 1))
+  if (!linearForm(a, terms, off))
     return std::nullopt;
-  // Exclusive upper bound of thread variable i (0: none known, the grid's).
-  auto upper = [&](size_t i) -> int64_t {
-    switch (i) {
-    case 0: return useLanes ? 32 : block[0];
-    case 1: return block[1];
-    case 2: return block[2];
-    case 6: return useLanes ? block[0] / 32 : 1;
-    default: return 0;
-    }
-  };
   int64_t q0 = off >= 0 ? off / c : -((-off + c - 1) / c), rmax = off - q0 * c;
   z3::expr q = z.int_val(q0), r = z.int_val(rmax);
   if (q0 < 0)
@@ -87,17 +130,19 @@ std::optional<std::pair<z3::expr, z3::expr>> SymExec::splitByConstant(const z3::
   for (auto &[k, atom] : terms) {
     if (k == 0)
       continue;
-    size_t i = 0;
-    while (i < threadVars.size() && !z3::eq(atom, threadVars[i]))
-      ++i;
-    if (i == threadVars.size() || k < 0)
+    bool threadVar = false;
+    for (auto &t : threadVars)
+      threadVar |= z3::eq(atom, t);
+    if (!threadVar || k < 0)
       return std::nullopt;
     if (k % c == 0) {
       q = q + z.int_val(k / c) * atom;
       continue;
     }
-    int64_t u = upper(i), most;
-    if (u <= 0 || __builtin_mul_overflow(k, u - 1, &most) || __builtin_add_overflow(rmax, most, &rmax))
+    auto range = atomRange(atom);
+    int64_t most;
+    if (!range || __builtin_mul_overflow(k, range->second - 1, &most) ||
+        __builtin_add_overflow(rmax, most, &rmax))
       return std::nullopt;
     r = r + z.int_val(k) * atom;
   }

@@ -37,15 +37,25 @@ bool SymExec::execSpecOp(Operation &op) {
     facts = facts && assumed;
     return true;
   }
-  if (auto q = dyn_cast<ForallOp>(op)) {
+  // The body of a quantifier with constant bounds knows its variable's range
+  // (a sum up to it is then a bounded one, see symbolicSum).
+  auto quantified = [&](Region &body, Value lo, Value hi) {
     z3::expr c = fresh("q", z.int_sort());
-    z3::expr body = evalRegion(q.getBody(), {c});
+    size_t bounded = boundedVars.size();
+    int64_t l, h;
+    if (isConst(get(lo).simplify(), l) && isConst(get(hi).simplify(), h))
+      boundedVars.push_back({c, l, h});
+    z3::expr b = evalRegion(body, {c});
+    boundedVars.resize(bounded, {c, 0, 0});
+    return std::make_pair(c, b);
+  };
+  if (auto q = dyn_cast<ForallOp>(op)) {
+    auto [c, body] = quantified(q.getBody(), q.getLo(), q.getHi());
     set(q, z3::forall(c, z3::implies(c >= get(q.getLo()) && c < get(q.getHi()), body)));
     return true;
   }
   if (auto q = dyn_cast<ExistsOp>(op)) {
-    z3::expr c = fresh("q", z.int_sort());
-    z3::expr body = evalRegion(q.getBody(), {c});
+    auto [c, body] = quantified(q.getBody(), q.getLo(), q.getHi());
     set(q, z3::exists(c, c >= get(q.getLo()) && c < get(q.getHi()) && body));
     return true;
   }

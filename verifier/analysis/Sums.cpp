@@ -13,8 +13,44 @@ z3::expr SymExec::sumOp(SumOp op) {
   z3::expr lo = get(op.getLo()).simplify(), hi = get(op.getHi()).simplify(),
            st = get(op.getStep()).simplify();
   int64_t l, h, s;
+  // A sum of integers is the exact (mathematical) sum in both modes, as
+  // every integer in a contract is.
+  bool integers = isa<IntegerType>(op.getType());
+  if (integers && isConst(lo, l) && isConst(hi, h) && isConst(st, s) && s > 0 && (h - l) / s <= 4096) {
+    z3::expr acc = z.int_val(0);
+    for (int64_t i = l; i < h; i += s)
+      acc = acc + evalRegion(op.getBody(), {z.int_val(i)});
+    return acc;
+  }
+  // Bounds that are not numerals but differ by at most 64 steps over the
+  // ranges of the thread and bound variables they use (`sum(j in 0..l + 1:
+  // ...)` under `forall l in 0..32`): the sum written out, each term guarded
+  // by the count; for floats in an exact clause the left-to-right fold, each
+  // step taken or not. Exact, where an uninterpreted sum_n known one step
+  // deep leaves a warp scan's postcondition with spurious counterexamples.
+  if (!(isConst(lo, l) && isConst(hi, h)) && isConst(st, s) && s > 0) {
+    if (auto r = rangeOf((hi - lo).simplify()); r && r->second <= 64 * s) {
+      int64_t most = r->second <= 0 ? 0 : (r->second + s - 1) / s;
+      z3::expr count = sumCount(lo, hi, s);
+      auto term = [&](int64_t i) { return evalRegion(op.getBody(), {lo + z.int_val(i * s)}); };
+      if (integers || mode == FloatMode::Real) {
+        z3::expr zero = integers ? z.int_val(0) : z.real_val(0);
+        z3::expr acc = zero;
+        for (int64_t i = 0; i < most; ++i)
+          acc = acc + z3::ite(z.int_val(i) < count, term(i), zero);
+        return acc;
+      }
+      z3::expr acc = floatConst(FloatAttr::get(op.getType(), 0.0));
+      for (int64_t i = 0; i < most; ++i) {
+        z3::expr t = term(i);
+        z3::expr next = i == 0 ? t : z3::expr(z, Z3_mk_fpa_add(z, Z3_mk_fpa_rne(z), acc, t));
+        acc = z3::ite(z.int_val(i) < count, next, acc);
+      }
+      return acc;
+    }
+  }
   if (!isConst(lo, l) || !isConst(hi, h) || !isConst(st, s) || s <= 0 || (h - l) / s > 4096) {
-    if (mode == FloatMode::Real && isConst(st, s) && s > 0)
+    if ((mode == FloatMode::Real || integers) && isConst(st, s) && s > 0)
       return symbolicSum(op, lo, hi, s);
     unsupported(op, mode == FloatMode::Real
                         ? "sum with a step that is not a positive constant is not modelled yet"
@@ -54,14 +90,17 @@ z3::expr SymExec::sumCount(z3::expr lo, z3::expr hi, int64_t s) {
   return z3::ite(hi > lo, (hi - lo + z.int_val(s - 1)) / z.int_val(s), z.int_val(0));
 }
 
-/// SumN(f, lo, c, s) = f[lo] + f[lo + s] + ... (c terms), over the reals.
+/// SumN(f, lo, c, s) = f[lo] + f[lo + s] + ... (c terms), over the reals or
+/// the integers (the body's sort).
 z3::expr SymExec::sumTerm(z3::expr f, z3::expr lo, z3::expr count, int64_t s) {
   z3::sort_vector sorts(z);
   sorts.push_back(f.get_sort());
   sorts.push_back(z.int_sort());
   sorts.push_back(z.int_sort());
   sorts.push_back(z.int_sort());
-  z3::func_decl sumN = z.function("sum_n", sorts, z.real_sort());
+  bool ints = f.get_sort().array_range().is_int();
+  z3::expr zero = ints ? z.int_val(0) : z.real_val(0);
+  z3::func_decl sumN = z.function(ints ? "sum_n_int" : "sum_n", sorts, f.get_sort().array_range());
   z3::expr_vector args(z);
   args.push_back(f);
   args.push_back(lo);
@@ -75,7 +114,7 @@ z3::expr SymExec::sumTerm(z3::expr f, z3::expr lo, z3::expr count, int64_t s) {
   prev.push_back(lo);
   prev.push_back(count - 1);
   prev.push_back(z.int_val(s));
-  termFacts.push_back({t, z3::implies(count <= 0, t == z.real_val(0))});
+  termFacts.push_back({t, z3::implies(count <= 0, t == zero)});
   termFacts.push_back({t, z3::implies(count > 0, t == sumN(prev) +
                                                     z3::select(f, lo + (count - 1) * z.int_val(s)))});
   // The definition j steps deep, for the j up to the constant step of a cut
@@ -102,11 +141,10 @@ z3::expr SymExec::sumTerm(z3::expr f, z3::expr lo, z3::expr count, int64_t s) {
       if (os != s || !sameBody || !z3::eq(olo, lo))
         continue;
       auto window = [&](z3::expr shortC, z3::expr shortT, z3::expr longC, z3::expr longT) {
-        z3::expr d = longC - shortC, tail = z.real_val(0);
+        z3::expr d = longC - shortC, tail = zero;
         for (int64_t i = 0; i < sumWindow; ++i)
           tail = tail + z3::ite(z.int_val(i) < d,
-                                z3::select(f, lo + (shortC + z.int_val(i)) * z.int_val(s)),
-                                z.real_val(0));
+                                z3::select(f, lo + (shortC + z.int_val(i)) * z.int_val(s)), zero);
         return z3::implies(d >= 0 && d <= z.int_val(sumWindow) && shortC >= 0, longT == shortT + tail);
       };
       termFacts.push_back({t, window(ocount, ot, count, t)});
@@ -124,9 +162,9 @@ z3::expr SymExec::sumTerm(z3::expr f, z3::expr lo, z3::expr count, int64_t s) {
 z3::expr SymExec::symbolicSum(SumOp op, z3::expr lo, z3::expr hi, int64_t s) {
   z3::expr k = fresh("k", z.int_sort());
   z3::expr body = evalRegion(op.getBody(), {k});
-  if (!body.is_real()) {
-    unsupported(op, "symbolic sum of a non-float term");
-    return fresh("unmodelled_sum", z.real_sort());
+  if (!body.is_real() && !body.is_int()) {
+    unsupported(op, "symbolic sum of a term that is neither a number nor an integer");
+    return fresh("unmodelled_sum", sortOf(op.getType()));
   }
   z3::expr_vector bound(z);
   bound.push_back(k);
@@ -140,7 +178,7 @@ z3::expr SymExec::symbolicSum(SumOp op, z3::expr lo, z3::expr hi, int64_t s) {
           strides.insert(ia.getInt());
     });
     for (int64_t S : strides) {
-      z3::expr parts = z.real_val(0);
+      z3::expr parts = body.is_int() ? z.int_val(0) : z.real_val(0);
       for (int64_t u = 0; u < S; ++u) {
         z3::expr start = (lo + z.int_val(u)).simplify();
         parts = parts + sumTerm(f, start, sumCount(start, hi, S), S);
@@ -224,7 +262,7 @@ z3::expr SymExec::argBefore(z3::expr v, z3::expr i, z3::expr w, z3::expr j, bool
 z3::expr SymExec::reduceCombine(ReduceKind k, z3::expr acc, z3::expr t) {
   switch (k) {
   case ReduceKind::Prod:
-    if (acc.is_real())
+    if (acc.is_real() || acc.is_int())
       return acc * t;
     return z3::expr(z, Z3_mk_fpa_mul(z, Z3_mk_fpa_rne(z), acc, t));
   case ReduceKind::Max:
@@ -242,6 +280,8 @@ z3::expr SymExec::reduceCombine(ReduceKind k, z3::expr acc, z3::expr t) {
 /// integers the type's extreme value), or nothing where it has none (reals).
 std::optional<z3::expr> SymExec::reduceIdentity(ReduceKind k, Type t) {
   if (auto it = dyn_cast<IntegerType>(t)) {
+    if (k == ReduceKind::Prod)
+      return z.int_val(1);
     unsigned w = it.getWidth();
     APInt v = k == ReduceKind::Max ? APInt::getSignedMinValue(w) : APInt::getSignedMaxValue(w);
     return z.int_val(llvm::toString(v, 10, true).c_str());
@@ -288,7 +328,7 @@ z3::expr SymExec::reduceOp(ReduceOp op) {
     unsupported(op, "reduction with a step that is not a positive constant is not modelled yet");
     return fresh("unmodelled_reduce", sortOf(op.getType()));
   }
-  if (k == ReduceKind::Prod && mode != FloatMode::Real) {
+  if (k == ReduceKind::Prod && mode != FloatMode::Real && !isa<IntegerType>(termType)) {
     unsupported(op, "prod with bounds that are not compile-time constants in an exact clause is not "
                     "modelled (float products are not associative: use `approx`)");
     return fresh("unmodelled_reduce", sortOf(op.getType()));

@@ -297,7 +297,14 @@ z3::expr SymExec::evalYielded(Value v, std::vector<z3::expr> &extra,
     // Obligations raised inside the clause (fn preconditions) hold only in range.
     z3::expr savedPc = pc;
     pc = pc && range;
-    llvm::scope_exit restore([&] { pc = savedPc; });
+    size_t bounded = boundedVars.size();
+    int64_t lo, hi;
+    if (isConst(get(fa.getLo()).simplify(), lo) && isConst(get(fa.getHi()).simplify(), hi))
+      boundedVars.push_back({c, lo, hi});
+    llvm::scope_exit restore([&] {
+      pc = savedPc;
+      boundedVars.resize(bounded, {c, 0, 0});
+    });
     Block &b = fa.getBody().front();
     set(b.getArgument(0), c);
     bool saved = inSpec;

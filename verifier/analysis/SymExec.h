@@ -172,6 +172,7 @@ inline int64_t signedMin(unsigned w) { return -signedMax(w) - 1; }
 inline bool isConst(const z3::expr &e, int64_t &v) {
   return e.is_numeral_i64(v);
 }
+bool linearForm(const z3::expr &e, std::vector<std::pair<int64_t, z3::expr>> &terms, int64_t &off);
 
 class SymExec {
 public:
@@ -358,6 +359,11 @@ private:
   /// off `a`'s linear form over the thread variables (whose ranges are known);
   /// none where that form does not show it.
   std::optional<std::pair<z3::expr, z3::expr>> splitByConstant(const z3::expr &a, int64_t c) const;
+  std::optional<std::pair<int64_t, int64_t>> atomRange(const z3::expr &atom) const;
+  std::optional<std::pair<int64_t, int64_t>> rangeOf(const z3::expr &e) const;
+  /// Bound variables of the contract being evaluated whose range [lo, hi) is
+  /// constant (`forall l in 0..32`).
+  std::vector<std::tuple<z3::expr, int64_t, int64_t>> boundedVars;
   z3::expr floatOp(mlir::Operation &op);
   z3::expr mathFn(const std::string &name, mlir::Type t, std::vector<z3::expr> args);
   z3::expr shuffle(kuiper::ShuffleOp op);
