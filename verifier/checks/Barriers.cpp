@@ -13,8 +13,16 @@ void SymExec::mergeInterval(const std::set<unsigned> &fixedIters) {
     if (e->interval == interval && e->kind != Event::Read)
       writes[e->mem].push_back(e.get());
   for (auto &[mem, evs] : writes) {
-    if (mems.at(mem).shared || mems.at(mem).access != BufferAccess::In)
-      state[mem] = mergeNode(mem, intervalStart.at(mem), evs, {0, 1, 2, 6}, fixedIters);
+    if (!mems.at(mem).shared && mems.at(mem).access == BufferAccess::In)
+      continue;
+    // Atomic updates (a histogram's `atomic_add(bins[v[i]], 1)`) have no one
+    // writer to name: what the memory holds after the barrier is not
+    // modelled, any value (as after the last atomic of a kernel).
+    bool atomic = false;
+    for (const Event *e : evs)
+      atomic |= e->kind == Event::Atomic;
+    state[mem] = atomic ? havocMemory(mem)
+                        : mergeNode(mem, intervalStart.at(mem), evs, {0, 1, 2, 6}, fixedIters);
   }
 }
 
