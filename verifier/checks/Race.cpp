@@ -156,7 +156,10 @@ void SymExec::raceChecks() {
         u.id = CheckId::Coverage;
         u.loc = b.loc;
         u.message = "each element of '" + mi.name + "' is written at most once";
-        u.failMessage = "an element of out buffer '" + mi.name + "' is written more than once by one thread";
+        u.failMessage = "an element of out buffer '" + mi.name +
+                        "' is written more than once by one thread (an `out` element is written "
+                        "exactly once: keep the value in a `var` and store it once, or declare "
+                        "the buffer `inout`)";
         z3::expr differentIter = z.bool_val(i != j);
         for (unsigned k : a.iters)
           differentIter = differentIter || renamed(iterVars[k], {}, "@A") != renamed(iterVars[k], {}, "@B");
