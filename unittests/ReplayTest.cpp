@@ -358,6 +358,30 @@ TEST(Falsify, CorrectKernelStaysUndecided) {
   EXPECT_FALSE(r.kernels[0].checks[0].confirmed.has_value());
 }
 
+TEST(Falsify, RunThatBreaksAnAssumptionShowsNothing) {
+  // Random inputs make x[i] > 0 false for about half the threads; the assert
+  // that depends on it then fails in the run, but the proof is about inputs
+  // where the assumption holds: no counterexample, the check stays undecided.
+  const char *kAssumed = R"(
+kernel assumed(in x: f32[n], out y: f32[n], n: i32)
+  launch block(256) grid(cdiv(n, 256))
+  requires n >= 0 && n <= 1 << 20
+{
+  let i = blockIdx.x * 256 + threadIdx.x;
+  if i < n {
+    assume x[i] > 0.0;
+    assert x[i] > 0.0;
+    y[i] = x[i];
+  }
+}
+)";
+  Module m = compileNoVerify(kAssumed, "k.kp");
+  Report r = undecided("assumed", "assert", 9, 5);
+  falsifyUndecided(m, r);
+  EXPECT_EQ(r.kernels[0].verdict, Verdict::Unknown);
+  EXPECT_EQ(r.kernels[0].checks[0].status, CheckStatus::Unknown);
+}
+
 TEST(Falsify, ViolationOfAnotherLineIsNotAttributed) {
   // The leaky kernel fails its postcondition (line 5), not a check on line 9.
   Module m = compileNoVerify(kLeaky, "k.kp");

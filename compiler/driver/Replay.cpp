@@ -324,6 +324,13 @@ std::string firstDifference(const KernelInfo &k, const Args &a, const Args &b) {
   return "";
 }
 
+/// Whether an `assume` of the kernel did not hold in run `r`: its inputs are
+/// outside what the proofs assume, so none of its findings is a counterexample.
+bool assumptionBroken(const ExecResult &r) {
+  return std::any_of(r.violations.begin(), r.violations.end(),
+                     [](const Violation &v) { return v.kind == CheckId::Assume; });
+}
+
 std::string scheduleText(const ExecOptions &o) {
   switch (o.schedule) {
   case ExecOptions::InOrder:
@@ -550,6 +557,13 @@ void replayCheck(const Module &module, const std::string &kernel, CheckResult &c
         continue;
       }
       anyRan = true;
+      // A run whose inputs break an `assume` shows nothing about the kernel
+      // the proofs are about (they hold where the assumptions do).
+      if (assumptionBroken(*r)) {
+        if (other.empty())
+          other = "an assumption did not hold in the run";
+        continue;
+      }
       // A result that depends on the schedule: the determinism check's bug,
       // and a symptom of a race.
       if (!firstOut) {
@@ -685,7 +699,7 @@ std::vector<CheckResult> runForFailures(const Module &module, const std::string 
       bool diverged = false;
       for (const Violation &v : r->violations)
         diverged |= v.kind == CheckId::BarrierDivergence || v.kind == CheckId::WarpConvergence;
-      if (diverged)
+      if (diverged || assumptionBroken(*r))
         continue;
       for (const Violation &v : r->violations) {
         if (!hasExactLocation(v.kind) ||
