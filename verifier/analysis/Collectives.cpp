@@ -30,7 +30,10 @@ z3::expr SymExec::factsAtLane(const z3::expr &v, const z3::expr &lane) {
       scan(t.arg(i));
   };
   scan(v);
-  if (unknowns.empty())
+  // Only where lanes are thread variables (blockDim.x a multiple of 32): with
+  // lanes as `(x + bx * y) % 32` the instances are nonlinear, and a vote's 32
+  // of them over a loop result ran a 2-D kernel out of memory.
+  if (unknowns.empty() || !useLanes)
     return z.bool_val(true);
   auto mentionsUnknown = [&](const z3::expr &f) {
     std::set<unsigned> visited;

@@ -37,6 +37,7 @@ void SymExec::execIf(scf::IfOp op) {
   };
   std::vector<z3::expr> thenYs, elseYs;
   runBranch(op.getThenRegion(), c, thenYs);
+  z3::expr thenFacts = factsSince(facts, savedFacts);
   auto thenLocals = locals;
   unsigned iThen = interval;
   z3::expr dThen = dynInterval;
@@ -44,6 +45,7 @@ void SymExec::execIf(scf::IfOp op) {
   interval = i0;
   dynInterval = d0;
   runBranch(op.getElseRegion(), !c, elseYs);
+  z3::expr elseFacts = factsSince(facts, savedFacts);
   unsigned iElse = interval;
   if (iThen != iElse) {
     // Only sound when the condition is not block-uniform, in which case the
@@ -57,7 +59,10 @@ void SymExec::execIf(scf::IfOp op) {
   }
   dynInterval = dThen;
   pc = savedPc;
-  facts = savedFacts;
+  // What a branch learnt (a loop's results through its invariant, an
+  // `assume`) holds after the merge where the branch was taken: a loop run
+  // only by lanes < 16 is still known by its invariant after the `if`.
+  facts = savedFacts && z3::implies(c, thenFacts) && z3::implies(!c, elseFacts);
   for (auto &[k, v] : thenLocals) {
     auto it = locals.find(k);
     if (it == locals.end())
@@ -80,7 +85,17 @@ void SymExec::havocLoop(const std::set<const void *> &modified,
   for (const void *lv : modified) {
     z3::sort srt = locals.at(lv).get_sort();
     locals.erase(lv);
-    locals.emplace(lv, havoc(why, srt));
+    z3::expr v = havoc(why, srt);
+    locals.emplace(lv, v);
+    // An integer local holds a value of its type whatever the loop did to it
+    // (`acc += 1` under `invariant acc == i && i <= 4` overflowed through an
+    // acc of -2^40).
+    auto type = dyn_cast<MemRefType>(Value::getFromOpaquePointer(lv).getType());
+    if (auto it = type ? dyn_cast<IntegerType>(type.getElementType()) : IntegerType();
+        it && it.getWidth() > 1) {
+      unsigned w = it.getWidth();
+      facts = facts && v >= z.int_val(signedMin(w)) && v <= z.int_val(signedMax(w));
+    }
   }
   for (const void *mem : written)
     state[mem] = havocMemory(mem);
@@ -237,6 +252,20 @@ void SymExec::execFor(ForOp op) {
   assumeInvariants(exitIv);
 }
 
+/// The conjuncts added to `base` to make `now` (facts are only ever extended
+/// by `facts && x`); all of `now` where it was not built that way.
+z3::expr SymExec::factsSince(const z3::expr &now, const z3::expr &base) const {
+  z3::expr delta = z.bool_val(true);
+  z3::expr at = now;
+  while (!z3::eq(at, base)) {
+    if (!at.is_app() || at.decl().decl_kind() != Z3_OP_AND || at.num_args() != 2)
+      return now;
+    delta = delta && at.arg(1);
+    at = at.arg(0);
+  }
+  return delta;
+}
+
 void SymExec::execWhile(WhileOp op) {
   bool hasBarrier = false;
   op.getBody().walk([&](BarrierOp) { hasBarrier = true; });
@@ -273,7 +302,11 @@ void SymExec::execWhile(WhileOp op) {
   havocLoop(modified, written, "after_loop");
   invariants(false, "");
   execBlock(op.getCond().front());
-  pc = pc && !get(cast<YieldOp>(op.getCond().front().getTerminator()).getValues()[0]);
+  // The loop has ended: its condition is false. A fact, not part of the path
+  // condition: termination is not checked (docs/verification.md), so every
+  // thread is taken to get past the loop, and a write after it has a writer
+  // whatever values the loop left (coverage asked the writer's loop to end).
+  facts = facts && !get(cast<YieldOp>(op.getCond().front().getTerminator()).getValues()[0]);
 }
 
 /// Executes one op of locals (memref), conditionals and loops; false if `op` is not one.

@@ -372,6 +372,7 @@ private:
   z3::expr laneId() const;
   z3::expr atLane(z3::expr e, z3::expr lane) const;
   z3::expr factsAtLane(const z3::expr &v, const z3::expr &lane);
+  z3::expr factsSince(const z3::expr &now, const z3::expr &base) const;
   z3::expr maskBit(z3::expr mask, z3::expr lane) const;
   z3::expr laneActive(z3::expr lane, std::optional<z3::expr> mask) const;
   z3::expr floatConst(mlir::FloatAttr a);
