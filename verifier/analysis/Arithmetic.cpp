@@ -73,10 +73,10 @@ std::optional<std::pair<int64_t, int64_t>> SymExec::atomRange(const z3::expr &at
     if (!z3::eq(atom, threadVars[i]))
       continue;
     switch (i) {
-    case 0: return std::make_pair(int64_t(0), int64_t(useLanes ? 32 : block[0]));
+    case 0: return std::make_pair(int64_t(0), lowRange());
     case 1: return std::make_pair(int64_t(0), int64_t(block[1]));
     case 2: return std::make_pair(int64_t(0), int64_t(block[2]));
-    case 6: return std::make_pair(int64_t(0), int64_t(useLanes ? block[0] / 32 : 1));
+    case 6: return std::make_pair(int64_t(0), highRange());
     default: return std::nullopt;
     }
   }

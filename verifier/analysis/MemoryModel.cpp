@@ -514,8 +514,8 @@ z3::expr SymExec::covered(const Event &e, const std::vector<z3::expr> &from,
     for (int t = 0; t < 7; ++t) {
       if (!z3::eq(from[i], threadVars[t]))
         continue;
-      z3::expr bound = t == 0 ? z.int_val(useLanes ? 32 : block[0])
-                       : t == 6 ? z.int_val(useLanes ? block[0] / 32 : 1)
+      z3::expr bound = t == 0 ? z.int_val(lowRange())
+                       : t == 6 ? z.int_val(highRange())
                        : t < 3  ? z.int_val(block[t])
                                 : grid[t - 3];
       c = c && from[i] >= 0 && from[i] < bound;

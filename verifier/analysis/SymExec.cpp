@@ -53,25 +53,61 @@ SymExec::SymExec(z3::context &z, KernelOp kernel, FloatMode mode)
     }
     return false;
   };
-  auto warpSplit = [&](Operation *op) {
+  // The constant c a thread-id expression is divided by (`/ c`, `% c`,
+  // `>> k`, `& (c - 1)`), or 0.
+  auto divisorOf = [&](Operation *op) -> int64_t {
     APInt c;
     if (op->getNumOperands() != 2 || !matchPattern(op->getOperand(1), m_ConstantInt(&c)) ||
-        !ofThreadIdX(op->getOperand(0)))
-      return false;
-    uint64_t v = c.getZExtValue();
-    return (isa<arith::DivSIOp, arith::RemSIOp>(op) && v == 32) ||
-           (isa<arith::ShRSIOp>(op) && v == 5) || (isa<arith::AndIOp>(op) && v == 31);
+        !ofThreadIdX(op->getOperand(0)) || c.getActiveBits() > 62)
+      return 0;
+    int64_t v = c.getSExtValue();
+    if (isa<arith::DivSIOp, arith::RemSIOp>(op))
+      return v;
+    if (isa<arith::ShRSIOp>(op))
+      return v >= 0 && v < 62 ? int64_t(1) << v : 0;
+    if (isa<arith::AndIOp>(op) && v > 0 && ((v + 1) & v) == 0)
+      return v + 1;
+    return 0;
   };
   bool warpLevel = false;
   kernel.walk([&](Operation *op) {
-    if (isa<LaneIdOp, WarpIdOp, ShuffleOp, VoteOp, SyncWarpOp>(op) || warpSplit(op))
+    if (isa<LaneIdOp, WarpIdOp, ShuffleOp, VoteOp, SyncWarpOp>(op) || divisorOf(op) == 32)
       warpLevel = true;
   });
+  // The divisions of threadIdx.x that a write's index is computed from (only
+  // those: splitting threadIdx.x changes the terms the solver sees, and a
+  // postcondition that repeats `i & 7` on its own index is then harder).
+  std::set<int64_t> divisors;
+  kernel.walk([&](Operation *op) {
+    if (!isa<StoreOp, AtomicOp>(op))
+      return;
+    SmallVector<Value> todo(isa<StoreOp>(op) ? cast<StoreOp>(op).getIndices()
+                                             : cast<AtomicOp>(op).getIndices());
+    for (unsigned n = 0; !todo.empty() && n < 256; ++n) {
+      Operation *d = todo.pop_back_val().getDefiningOp();
+      if (!d)
+        continue;
+      int64_t c = divisorOf(d);
+      if (c > 1 && c < block[0] && block[0] % c == 0)
+        divisors.insert(c);
+      if (isa<arith::AddIOp, arith::SubIOp, arith::MulIOp, arith::ExtSIOp, arith::ExtUIOp,
+              arith::DivSIOp, arith::RemSIOp, arith::ShRSIOp, arith::ShLIOp, arith::AndIOp>(d))
+        todo.append(d->operand_begin(), d->operand_end());
+    }
+  });
   useLanes = block[0] % 32 == 0 && warpLevel;
+  // Without warp-level ids, one constant c that threadIdx.x is divided by
+  // (`t / 2` for pairs of threads, `t % 4`) splits it the same way,
+  // threadIdx.x = c * hi + lo: the writer of `y[t / 2]` under `t % 2 == 0`
+  // is then named.
+  split = useLanes ? 32 : !warpLevel && divisors.size() == 1 ? *divisors.begin() : 1;
   const char *names[] = {"lane", "threadIdx.y", "threadIdx.z",
                          "blockIdx.x", "blockIdx.y", "blockIdx.z", "warpcol"};
-  if (!useLanes)
-    names[0] = "threadIdx.x";
+  if (!useLanes) {
+    names[0] = split > 1 ? "threadIdx.x.lo" : "threadIdx.x";
+    if (split > 1)
+      names[6] = "threadIdx.x.hi";
+  }
   for (const char *n : names)
     threadVars.push_back(z.int_const(n));
 }

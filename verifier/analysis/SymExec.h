@@ -320,6 +320,11 @@ private:
   std::vector<Observable> pairObservables(const std::vector<z3::expr> &A,
                                           const std::vector<z3::expr> &B) const;
   bool useLanes = false;
+  /// threadIdx.x = split * threadVars[6] + threadVars[0] when split > 1 (32:
+  /// warp column and lane, with useLanes); threadVars[0] itself otherwise.
+  int64_t split = 1;
+  int64_t lowRange() const { return split > 1 ? split : block[0]; }
+  int64_t highRange() const { return split > 1 ? block[0] / split : 1; }
   z3::expr threadRange(const std::vector<z3::expr> &tv) const;
   z3::expr inRangeAll() const;
   void unsupported(mlir::Operation *op, const std::string &why);

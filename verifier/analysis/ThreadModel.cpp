@@ -6,7 +6,7 @@ using namespace kuiper;
 using namespace kuiper::verifier;
 
 z3::expr SymExec::tidX(const std::vector<z3::expr> &tv) const {
-  return useLanes ? tv[6] * z.int_val(32) + tv[0] : tv[0];
+  return split > 1 ? tv[6] * z.int_val(split) + tv[0] : tv[0];
 }
 
 z3::expr SymExec::linearOf(const std::vector<z3::expr> &tv) const {
@@ -21,8 +21,8 @@ z3::expr SymExec::threadRange(const std::vector<z3::expr> &tv) const {
   z3::expr r = z.bool_val(true);
   for (int i = 1; i < 3; ++i)
     r = r && tv[i] >= 0 && tv[i] < z.int_val(block[i]);
-  r = r && tv[0] >= 0 && tv[0] < z.int_val(useLanes ? 32 : block[0]);
-  r = r && tv[6] >= 0 && tv[6] < z.int_val(useLanes ? block[0] / 32 : 1);
+  r = r && tv[0] >= 0 && tv[0] < z.int_val(lowRange());
+  r = r && tv[6] >= 0 && tv[6] < z.int_val(highRange());
   for (int i = 0; i < 3 && i < (int)grid.size(); ++i)
     r = r && tv[3 + i] >= 0 && tv[3 + i] < grid[i];
   return r;
@@ -44,12 +44,17 @@ z3::expr SymExec::atLane(z3::expr e, z3::expr lane) const {
     return e.substitute(f, t);
   }
   z3::expr lin = linear() - laneId() + lane;
-  f.push_back(threadVars[0]);
+  z3::expr x = z3::mod(lin, z.int_val(block[0]));
   f.push_back(threadVars[1]);
-  f.push_back(threadVars[2]);
-  t.push_back(z3::mod(lin, z.int_val(block[0])));
   t.push_back(z3::mod(lin / z.int_val(block[0]), z.int_val(block[1])));
+  f.push_back(threadVars[2]);
   t.push_back(lin / z.int_val(block[0] * block[1]));
+  f.push_back(threadVars[0]);
+  t.push_back(split > 1 ? z3::mod(x, z.int_val(split)) : x);
+  if (split > 1) {
+    f.push_back(threadVars[6]);
+    t.push_back(x / z.int_val(split));
+  }
   return e.substitute(f, t);
 }
 
