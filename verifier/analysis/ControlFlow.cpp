@@ -62,7 +62,13 @@ void SymExec::execIf(scf::IfOp op) {
   // What a branch learnt (a loop's results through its invariant, an
   // `assume`) holds after the merge where the branch was taken: a loop run
   // only by lanes < 16 is still known by its invariant after the `if`.
-  facts = savedFacts && z3::implies(c, thenFacts) && z3::implies(!c, elseFacts);
+  // (Nothing added where a branch learnt nothing: even a trivial `c => true`
+  // changes the solver's search, a tiled matmul's invariant 0.6 s -> 14 s.)
+  facts = savedFacts;
+  if (!thenFacts.is_true())
+    facts = facts && z3::implies(c, thenFacts);
+  if (!elseFacts.is_true())
+    facts = facts && z3::implies(!c, elseFacts);
   for (auto &[k, v] : thenLocals) {
     auto it = locals.find(k);
     if (it == locals.end())
@@ -255,15 +261,15 @@ void SymExec::execFor(ForOp op) {
 /// The conjuncts added to `base` to make `now` (facts are only ever extended
 /// by `facts && x`); all of `now` where it was not built that way.
 z3::expr SymExec::factsSince(const z3::expr &now, const z3::expr &base) const {
-  z3::expr delta = z.bool_val(true);
+  std::optional<z3::expr> delta;
   z3::expr at = now;
   while (!z3::eq(at, base)) {
     if (!at.is_app() || at.decl().decl_kind() != Z3_OP_AND || at.num_args() != 2)
       return now;
-    delta = delta && at.arg(1);
+    delta = delta ? *delta && at.arg(1) : at.arg(1);
     at = at.arg(0);
   }
-  return delta;
+  return delta ? *delta : z.bool_val(true);
 }
 
 void SymExec::execWhile(WhileOp op) {
@@ -306,7 +312,17 @@ void SymExec::execWhile(WhileOp op) {
   // condition: termination is not checked (docs/verification.md), so every
   // thread is taken to get past the loop, and a write after it has a writer
   // whatever values the loop left (coverage asked the writer's loop to end).
-  facts = facts && !get(cast<YieldOp>(op.getCond().front().getTerminator()).getValues()[0]);
+  z3::expr stays = get(cast<YieldOp>(op.getCond().front().getTerminator()).getValues()[0]);
+  // Where no state the invariants allow ends the loop (`while true`, or an
+  // invariant that keeps the condition true), that fact is false and what
+  // follows is vacuously verified: said as a warning, as for an `assume`.
+  addObligation(CheckId::Invariant, op.getLoc(), "the loop can end",
+                "no thread can leave this loop (its condition holds in every state its "
+                "invariants allow): everything after it is vacuously verified (termination "
+                "is not checked)",
+                stays);
+  obligations.back().vacuityProbe = true;
+  facts = facts && !stays;
 }
 
 /// Executes one op of locals (memref), conditionals and loops; false if `op` is not one.
