@@ -439,6 +439,18 @@ std::vector<solver::Query> KernelVerifier::buildQueries(z3::context &z, SymExec 
     if (q.proved && !opts.keepSMT)
       continue;
     q.smt = canonicalLetNames(solver::smtText(z, asserts));
+    // A value check of one thread that depends on its lane: split on it
+    // where the solver does not decide it whole (solveQuery).
+    if (ex.useLanes && (o.id == CheckId::Postcondition || o.id == CheckId::Assert ||
+                        o.id == CheckId::Invariant || o.id == CheckId::BarrierContract)) {
+      std::set<unsigned> terms, decls;
+      for (const z3::expr &a : asserts)
+        SymExec::collectTerms(a, terms, decls);
+      if (terms.count(Z3_get_ast_id(z, ex.threadVars[0]))) {
+        q.splitVar = ex.threadVars[0].decl().name().str();
+        q.splitCount = 32;
+      }
+    }
     if (q.proved)
       q.certificate = "; proved by the bounds of its integer terms (interval reasoning)\n" + q.smt;
     if (!o.fallback.empty()) {

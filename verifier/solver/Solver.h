@@ -81,6 +81,11 @@ struct Query {
   /// Decided even after failFast stops (a writer lemma: whether a failure
   /// about memory values is one rests on it).
   bool essential = false;
+  /// An integer constant of the query with the range [0, splitCount) (a
+  /// warp lane): where every stage leaves the query undecided, it is tried
+  /// once per value of that constant, and proved when every case is.
+  std::string splitVar;
+  int64_t splitCount = 0;
   Answer answer = Answer::Unknown;
   double ms = 0;           ///< wall time spent (for reports, never for verdicts)
   std::string certificate; ///< the SMT text that proved it (with keepCertificate)
