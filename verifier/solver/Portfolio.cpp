@@ -215,11 +215,14 @@ bool caseSplit(z3::context &context, const z3::expr_vector &asserts, const Query
   Limits each = limits;
   each.rlimit = std::max<uint64_t>(rlimit / uint64_t(query.splitCount), 1);
   each.quickRlimit = each.rlimit;
-  for (int64_t c = 0; c < query.splitCount; ++c) {
+  // The cases, and last the values outside [0, splitCount) (excluded by the
+  // query's thread ranges: so the cases are exhaustive whatever it says).
+  for (int64_t c = 0; c <= query.splitCount; ++c) {
     z3::expr_vector one(context);
     for (const z3::expr &a : asserts)
       one.push_back(a);
-    one.push_back(v == context.int_val(c));
+    one.push_back(c < query.splitCount ? v == context.int_val(c)
+                                       : v < 0 || v >= context.int_val(query.splitCount));
     z3::check_result r = tacticStage(context, one, each, nullptr, watchdog, interrupted);
     if (r == z3::unknown && !(interrupted && *interrupted))
       r = check(context, Stage::Default, one, each, watchdog, interrupted);
