@@ -563,6 +563,10 @@ bool SymExec::execFloatOp(Operation &op) {
       truncated = z3::ite(x >= 0, toInt(x), -toInt(-x));
       fits = truncated >= lo && truncated <= hi;
     } else {
+      // bf16 is widened to f32 first (exactly): Z3 4.8 fails on roundToIntegral
+      // of an 8-bit significand ("invalid zero_extend application").
+      if (Z3_fpa_get_sbits(z, x.get_sort()) < 11)
+        x = z3::expr(z, Z3_mk_fpa_to_fp_float(z, Z3_mk_fpa_rne(z), x, z.fpa_sort<32>()));
       z3::expr r = z3::expr(z, Z3_mk_fpa_round_to_integral(z, Z3_mk_fpa_rtz(z), x));
       // The value through the bit-vector conversion (exact where it fits,
       // which is where it is used): Z3 decides fp.to_real feeding integer

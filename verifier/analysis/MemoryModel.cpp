@@ -464,6 +464,12 @@ bool SymExec::witness(const Event &e, const std::vector<unsigned> &freeThreadVar
         scan(c.arg(i));
       return;
     }
+    // `a && b` short-circuited: ite(a, b, false).
+    if (c.decl().decl_kind() == Z3_OP_ITE && c.arg(2).is_false()) {
+      scan(c.arg(0));
+      scan(c.arg(1));
+      return;
+    }
     if (c.decl().decl_kind() == Z3_OP_EQ) {
       for (unsigned i = 0; i < vars.size(); ++i) {
         if (w[i])
