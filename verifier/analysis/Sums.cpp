@@ -415,7 +415,7 @@ bool SymExec::isFoldTerm(const z3::expr &e) {
   if (!e.is_app() || e.num_args() != 4 || !e.arg(0).is_array())
     return false;
   std::string name = e.decl().name().str();
-  return name == "sum_n" ||
+  return name == "sum_n" || name == "sum_n_int" ||
          (name.size() > 9 && name.rfind("reduce_", 0) == 0 && name.substr(name.size() - 2) == "_n" &&
           symbolizeReduceKind(llvm::StringRef(name).substr(7, name.size() - 9)).has_value());
 }
@@ -427,8 +427,8 @@ std::optional<z3::expr> SymExec::foldValue(const z3::expr &app, int64_t count) {
     return std::nullopt;
   auto term = [&](int64_t j) { return z3::select(f, lo + z.int_val(j * s)).simplify(); };
   std::string name = app.decl().name().str();
-  if (name == "sum_n") { // real terms, as in approx clauses with constant bounds
-    z3::expr acc = z.real_val(0);
+  if (name == "sum_n" || name == "sum_n_int") { // real (integer) terms, as with constant bounds
+    z3::expr acc = name == "sum_n" ? z.real_val(0) : z.int_val(0);
     for (int64_t j = 0; j < count; ++j)
       acc = j == 0 ? term(0) : acc + term(j);
     return acc;
