@@ -324,6 +324,15 @@ std::string firstDifference(const KernelInfo &k, const Args &a, const Args &b) {
   return "";
 }
 
+/// Sets every element of the `in` and `inout` buffers of `args` to `v`.
+void constantInputs(const KernelInfo &k, Args &args, double v) {
+  for (const ParamInfo &p : k.params)
+    if (p.kind == ParamInfo::Buffer && p.access != "out")
+      if (HostBuffer *b = args.buffer(p.name))
+        for (int64_t i = 0; i < b->numElements(); ++i)
+          b->set(i, v);
+}
+
 /// Whether an `assume` of the kernel did not hold in run `r`: its inputs are
 /// outside what the proofs assume, so none of its findings is a counterexample.
 bool assumptionBroken(const ExecResult &r) {
@@ -534,19 +543,30 @@ void replayCheck(const Module &module, const std::string &kernel, CheckResult &c
   for (int attempt = 0; attempt < attempts && bestScore == 0; ++attempt) {
     if (attempt > 0 && !lossy)
       break;
+    // The inputs the model does not name are random; where they break a
+    // `requires` over the buffers (`x[i] >= 0`), ones, zeros and then other
+    // seeds fill them instead (a counterexample was "not replayed" for
+    // x[0] = -14, an element the model left free).
     Args inputs = args;
-    place(inputs, attempt);
-    if (alloc->requiresNeedBuffers) {
+    bool holds = false;
+    for (int fill = 0; fill < 5 && !holds; ++fill) {
+      inputs = args;
+      if (fill == 1 || fill == 2)
+        constantInputs(*k, inputs, fill == 1 ? 1.0 : 0.0);
+      else if (fill > 2)
+        fillInputs(module, kernel, inputs, opts.seed + fill);
+      place(inputs, attempt);
       Result<LaunchInfo> again = probe.describe(module, kernel, inputs);
       if (!again) {
         error = again.error().message;
-        continue;
+        break;
       }
-      if (!again->requiresHold) {
+      holds = again->requiresHold;
+      if (!holds)
         error = "the inputs chosen do not satisfy requires (" + again->failedRequires + ")";
-        continue;
-      }
     }
+    if (!holds)
+      continue;
     std::optional<Args> firstOut;
     ExecOptions firstEo;
     for (const ExecOptions &eo : runs) {
