@@ -318,8 +318,8 @@ void SymExec::execWhile(WhileOp op) {
   // follows is vacuously verified: said as a warning, as for an `assume`.
   addObligation(CheckId::Invariant, op.getLoc(), "the loop can end",
                 "no thread can leave this loop (its condition holds in every state its "
-                "invariants allow): everything after it is vacuously verified (termination "
-                "is not checked)",
+                "invariants allow, or no thread reaches it): everything after it is "
+                "vacuously verified (termination is not checked)",
                 stays);
   obligations.back().vacuityProbe = true;
   facts = facts && !stays;
