@@ -89,9 +89,12 @@ z3::expr SymExec::shuffle(ShuffleOp op) {
     src = z3::ite(bit == 0, lane + z.int_val(dc), lane - z.int_val(dc));
   }
   z3::expr other = atLane(v, src);
+  // (Only where there is something to add: a trivial `c => true` alone can
+  // change the solver's search.)
   z3::expr known = factsAtLane(v, src);
-  facts = facts && (op.getMask() ? z3::implies(valid && laneActive(src, get(op.getMask())), known)
-                                 : z3::implies(valid, known));
+  if (!known.is_true())
+    facts = facts && (op.getMask() ? z3::implies(valid && laneActive(src, get(op.getMask())), known)
+                                   : z3::implies(valid, known));
   if (op.getMask()) {
     // Reading a lane outside the mask (or not there) gives an undefined value.
     other = z3::ite(laneActive(src, get(op.getMask())), other, havoc("shfl_undefined", v.get_sort()));
@@ -111,7 +114,8 @@ z3::expr SymExec::vote(VoteOp op) {
     z3::expr L = z.int_val(l);
     z3::expr active = laneActive(L, mask);
     z3::expr cl = atLane(c, L);
-    facts = facts && z3::implies(active, factsAtLane(c, L));
+    if (z3::expr known = factsAtLane(c, L); !known.is_true())
+      facts = facts && z3::implies(active, known);
     any = any || (active && cl);
     all = all && z3::implies(active, cl);
     ballot = ballot + z3::ite(active && cl, z.int_val((int64_t)(uint64_t(1) << l)), z.int_val(0));
