@@ -35,32 +35,52 @@ z3::expr SymExec::factsAtLane(const z3::expr &v, const z3::expr &lane) {
   // of them over a loop result ran a 2-D kernel out of memory.
   if (unknowns.empty() || !useLanes)
     return z.bool_val(true);
-  auto mentionsUnknown = [&](const z3::expr &f) {
-    std::set<unsigned> visited;
-    std::function<bool(const z3::expr &)> go = [&](const z3::expr &t) -> bool {
+  // The unknowns (uninterpreted applications of arity > 0) each conjunct
+  // applies, by function.
+  auto unknownsOf = [&](const z3::expr &f) {
+    std::set<unsigned> found, visited;
+    std::function<void(const z3::expr &)> go = [&](const z3::expr &t) {
       if (!t.is_app() || !visited.insert(Z3_get_ast_id(z, t)).second)
-        return false;
-      if (t.decl().decl_kind() == Z3_OP_UNINTERPRETED && t.num_args() > 0 &&
-          unknowns.count(Z3_get_func_decl_id(z, t.decl())))
-        return true;
+        return;
+      if (t.decl().decl_kind() == Z3_OP_UNINTERPRETED && t.num_args() > 0)
+        found.insert(Z3_get_func_decl_id(z, t.decl()));
       for (unsigned i = 0; i < t.num_args(); ++i)
-        if (go(t.arg(i)))
-          return true;
-      return false;
+        go(t.arg(i));
     };
-    return go(f);
+    go(f);
+    return found;
   };
-  z3::expr r = z.bool_val(true);
+  std::vector<std::pair<z3::expr, std::set<unsigned>>> all;
   std::function<void(const z3::expr &)> conjuncts = [&](const z3::expr &f) {
     if (f.is_app() && f.decl().decl_kind() == Z3_OP_AND) {
       for (unsigned i = 0; i < f.num_args(); ++i)
         conjuncts(f.arg(i));
       return;
     }
-    if (mentionsUnknown(f))
-      r = r && atLane(f, lane);
+    all.push_back({f, unknownsOf(f)});
   };
   conjuncts(facts);
+  // The conjuncts about those unknowns, and transitively about the unknowns
+  // they mention (`acc == i` and the loop's exit `!(i < 4)` give acc == 4).
+  std::vector<bool> taken(all.size(), false);
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (size_t i = 0; i < all.size(); ++i) {
+      if (taken[i])
+        continue;
+      bool about = false;
+      for (unsigned d : all[i].second)
+        about |= unknowns.count(d) > 0;
+      if (!about)
+        continue;
+      taken[i] = grew = true;
+      unknowns.insert(all[i].second.begin(), all[i].second.end());
+    }
+  }
+  z3::expr r = z.bool_val(true);
+  for (size_t i = 0; i < all.size(); ++i)
+    if (taken[i])
+      r = r && atLane(all[i].first, lane);
   return r;
 }
 
