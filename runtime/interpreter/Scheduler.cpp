@@ -134,7 +134,7 @@ bool KernelInterpreter::suspendAtCollective(Thread &thread, Operation *op) {
 bool KernelInterpreter::continueFor(Thread &thread) {
   Frame &frame = thread.stack.back();
   auto forOp = cast<ForOp>(frame.op);
-  int64_t next;
+  int64_t next, prev = frame.inductionValue;
   bool wraps;
   if (frame.inductionWidth >= 64) {
     wraps = __builtin_add_overflow(frame.inductionValue, frame.step, &next);
@@ -147,7 +147,7 @@ bool KernelInterpreter::continueFor(Thread &thread) {
     // The increment after an iteration leaves the counter's type (as the
     // verifier's overflow check says): on the GPU the loop would go on.
     violate(CheckId::Overflow, frame.op,
-            "the loop counter's increment " + std::to_string(next - frame.step) + " + " +
+            "the loop counter's increment " + std::to_string(prev) + " + " +
                 std::to_string(frame.step) + " overflows in thread " + who(thread),
             whoDetails(thread));
   }
