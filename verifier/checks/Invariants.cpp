@@ -17,6 +17,39 @@ void SymExec::loopInvariants(Region &region, std::optional<z3::expr> iv, bool ch
   Block &ib = region.front();
   if (iv)
     set(ib.getArgument(0), *iv);
+  // Only the ops the invariants of this mode use: an approx invariant's sum
+  // with symbolic bounds is no exact clause, and was reported as one
+  // ("not modelled in an exact clause") when the exact pass evaluated it.
+  // (Ops without results, such as the stores of a called fn's result into a
+  // local, are always run, with what they use.)
+  llvm::SmallPtrSet<Operation *, 32> needed;
+  SmallVector<Value> todo;
+  for (Operation &o : ib) {
+    if (auto inv = dyn_cast<InvariantOp>(o)) {
+      if (inv.getApprox() == (mode == FloatMode::Real))
+        todo.push_back(inv.getCond());
+    } else if (o.getNumResults() == 0 && !o.hasTrait<OpTrait::IsTerminator>()) {
+      needed.insert(&o);
+      todo.append(o.operand_begin(), o.operand_end());
+      o.walk([&](Operation *inner) {
+        for (Value v : inner->getOperands())
+          if (v.getParentBlock() == &ib)
+            todo.push_back(v);
+      });
+    }
+  }
+  while (!todo.empty()) {
+    Operation *d = todo.pop_back_val().getDefiningOp();
+    if (!d || d->getBlock() != &ib || !needed.insert(d).second)
+      continue;
+    todo.append(d->operand_begin(), d->operand_end());
+    // Values a nested region (a sum's body) uses from this block.
+    d->walk([&](Operation *inner) {
+      for (Value v : inner->getOperands())
+        if (v.getParentBlock() == &ib)
+          todo.push_back(v);
+    });
+  }
   bool saved = inSpec;
   inSpec = true;
   for (Operation &o : ib) {
@@ -28,7 +61,7 @@ void SymExec::loopInvariants(Region &region, std::optional<z3::expr> iv, bool ch
                       "the loop invariant may not hold " + when, get(inv.getCond()));
       else
         facts = facts && get(inv.getCond());
-    } else if (!o.hasTrait<OpTrait::IsTerminator>()) {
+    } else if (!o.hasTrait<OpTrait::IsTerminator>() && needed.count(&o)) {
       execOp(o);
     }
   }
