@@ -20,23 +20,8 @@ void SymExec::collective(Operation *op, Value maskValue) {
 /// too, and without it a shuffled loop result is any number (a one-warp-
 /// per-row gemv failed with a counterexample no run reproduces).
 z3::expr SymExec::factsAtLane(const z3::expr &v, const z3::expr &lane) {
-  std::set<unsigned> unknowns, seen;
-  std::function<void(const z3::expr &)> scan = [&](const z3::expr &t) {
-    if (!t.is_app() || !seen.insert(Z3_get_ast_id(z, t)).second)
-      return;
-    if (t.decl().decl_kind() == Z3_OP_UNINTERPRETED && t.num_args() > 0)
-      unknowns.insert(Z3_get_func_decl_id(z, t.decl()));
-    for (unsigned i = 0; i < t.num_args(); ++i)
-      scan(t.arg(i));
-  };
-  scan(v);
-  // Only where lanes are thread variables (blockDim.x a multiple of 32): with
-  // lanes as `(x + bx * y) % 32` the instances are nonlinear, and a vote's 32
-  // of them over a loop result ran a 2-D kernel out of memory.
-  if (unknowns.empty() || !useLanes)
-    return z.bool_val(true);
-  // The unknowns (uninterpreted applications of arity > 0) each conjunct
-  // applies, by function.
+  // The unknowns (uninterpreted applications of arity > 0) a term applies,
+  // by function.
   auto unknownsOf = [&](const z3::expr &f) {
     std::set<unsigned> found, visited;
     std::function<void(const z3::expr &)> go = [&](const z3::expr &t) {
@@ -50,6 +35,12 @@ z3::expr SymExec::factsAtLane(const z3::expr &v, const z3::expr &lane) {
     go(f);
     return found;
   };
+  std::set<unsigned> unknowns = unknownsOf(v);
+  // Only where lanes are thread variables (blockDim.x a multiple of 32): with
+  // lanes as `(x + bx * y) % 32` the instances are nonlinear, and a vote's 32
+  // of them over a loop result ran a 2-D kernel out of memory.
+  if (unknowns.empty() || !useLanes)
+    return z.bool_val(true);
   std::vector<std::pair<z3::expr, std::set<unsigned>>> all;
   std::function<void(const z3::expr &)> conjuncts = [&](const z3::expr &f) {
     if (f.is_app() && f.decl().decl_kind() == Z3_OP_AND) {
