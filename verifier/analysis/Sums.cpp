@@ -12,7 +12,7 @@ using namespace kuiper::verifier;
 z3::expr SymExec::sumOp(SumOp op) {
   z3::expr lo = get(op.getLo()).simplify(), hi = get(op.getHi()).simplify(),
            st = get(op.getStep()).simplify();
-  int64_t l, h, s;
+  int64_t s = 0;
   // A sum of integers is the exact (mathematical) sum in both modes, as
   // every integer in a contract is.
   bool integers = isa<IntegerType>(op.getType());
@@ -20,14 +20,10 @@ z3::expr SymExec::sumOp(SumOp op) {
   // whose difference is one (`sum(j in b * 256..b * 256 + 256: ...)`, which
   // was left to a partly known sum_n and failed with counterexamples no run
   // reproduced). Such a sum is expanded, its terms at lo, lo + s, ...
+  bool stepped = isConst(st, s) && s > 0;
   std::optional<int64_t> known;
-  if (isConst(st, s) && s > 0) {
-    int64_t d;
-    if (isConst(lo, l) && isConst(hi, h) && !__builtin_sub_overflow(h, l, &d))
-      known = d > 0 ? d / s + (d % s != 0) : 0;
-    else if (isConst((hi - lo).simplify(), d))
-      known = d > 0 ? d / s + (d % s != 0) : 0;
-  }
+  if (int64_t d; stepped && isConst((hi - lo).simplify(), d))
+    known = d > 0 ? d / s + (d % s != 0) : 0;
   if (known && *known > 4096)
     known.reset();
   auto position = [&](int64_t i) { return (lo + z.int_val(i) * z.int_val(s)).simplify(); };
@@ -43,11 +39,11 @@ z3::expr SymExec::sumOp(SumOp op) {
   // by the count; for floats in an exact clause the left-to-right fold, each
   // step taken or not. Exact, where an uninterpreted sum_n known one step
   // deep leaves a warp scan's postcondition with spurious counterexamples.
-  if (!known && isConst(st, s) && s > 0) {
+  if (!known && stepped) {
     if (auto r = rangeOf((hi - lo).simplify()); r && r->second <= 64 * s) {
       int64_t most = r->second <= 0 ? 0 : (r->second + s - 1) / s;
       z3::expr count = sumCount(lo, hi, s);
-      auto term = [&](int64_t i) { return evalRegion(op.getBody(), {lo + z.int_val(i * s)}); };
+      auto term = [&](int64_t i) { return evalRegion(op.getBody(), {position(i)}); };
       if (integers || mode == FloatMode::Real) {
         z3::expr zero = integers ? z.int_val(0) : z.real_val(0);
         z3::expr acc = zero;
@@ -65,7 +61,7 @@ z3::expr SymExec::sumOp(SumOp op) {
     }
   }
   if (!known) {
-    if ((mode == FloatMode::Real || integers) && isConst(st, s) && s > 0)
+    if ((mode == FloatMode::Real || integers) && stepped)
       return symbolicSum(op, lo, hi, s);
     unsupported(op, mode == FloatMode::Real
                         ? "sum with a step that is not a positive constant is not modelled yet"

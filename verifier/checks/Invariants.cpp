@@ -24,32 +24,28 @@ void SymExec::loopInvariants(Region &region, std::optional<z3::expr> iv, bool ch
   // local, are always run, with what they use.)
   llvm::SmallPtrSet<Operation *, 32> needed;
   SmallVector<Value> todo;
-  for (Operation &o : ib) {
-    if (auto inv = dyn_cast<InvariantOp>(o)) {
-      if (inv.getApprox() == (mode == FloatMode::Real))
-        todo.push_back(inv.getCond());
-    } else if (o.getNumResults() == 0 && !o.hasTrait<OpTrait::IsTerminator>()) {
-      needed.insert(&o);
-      todo.append(o.operand_begin(), o.operand_end());
-      o.walk([&](Operation *inner) {
-        for (Value v : inner->getOperands())
-          if (v.getParentBlock() == &ib)
-            todo.push_back(v);
-      });
-    }
-  }
-  while (!todo.empty()) {
-    Operation *d = todo.pop_back_val().getDefiningOp();
-    if (!d || d->getBlock() != &ib || !needed.insert(d).second)
-      continue;
-    todo.append(d->operand_begin(), d->operand_end());
-    // Values a nested region (a sum's body) uses from this block.
+  // An op is run with every op of this block it uses, its nested regions (a
+  // sum's body) included.
+  auto need = [&](Operation *d) {
+    if (!needed.insert(d).second)
+      return;
     d->walk([&](Operation *inner) {
       for (Value v : inner->getOperands())
         if (v.getParentBlock() == &ib)
           todo.push_back(v);
     });
+  };
+  for (Operation &o : ib) {
+    if (auto inv = dyn_cast<InvariantOp>(o)) {
+      if (inv.getApprox() == (mode == FloatMode::Real))
+        todo.push_back(inv.getCond());
+    } else if (o.getNumResults() == 0 && !o.hasTrait<OpTrait::IsTerminator>()) {
+      need(&o);
+    }
   }
+  while (!todo.empty())
+    if (Operation *d = todo.pop_back_val().getDefiningOp(); d && d->getBlock() == &ib)
+      need(d);
   bool saved = inSpec;
   inSpec = true;
   for (Operation &o : ib) {

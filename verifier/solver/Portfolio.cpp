@@ -271,7 +271,7 @@ Answer kuiper::solver::solveQuery(z3::context &context, Query &query, const Limi
     if (stages == Stages::Quick)
       return answerOf(r);
     // The lane split under the quick limit before the full stage (a warp
-    // scan: 3.7 s -> ms); under the full limit after it.
+    // scan's postcondition: 3.7 -> 2 s); under the full limit after it.
     if (r == z3::unknown && !query.splitVar.empty() && !(interrupted && *interrupted) &&
         caseSplit(context, asserts, query, limits, limits.quickRlimit, watchdog, interrupted))
       r = z3::unsat;
