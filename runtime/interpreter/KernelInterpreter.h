@@ -220,6 +220,8 @@ private:
   EvalContext host;
   std::vector<mlir::Operation *> ensuresClauses;
   int32_t barrierEpoch = 0;
+  /// Whole-warp syncwarps each warp of the block has passed (AccessRecord).
+  std::vector<int32_t> warpEpochs;
   uint64_t totalSteps = 0;
   std::map<std::pair<CheckId, mlir::Operation *>, size_t> violationIndex;
   unsigned droppedViolations = 0;

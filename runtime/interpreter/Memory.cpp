@@ -24,7 +24,11 @@ bool accessesConflict(const AccessRecord &previous,
     return false;
   if (previous.atomic && current.atomic)
     return false;
-  return previous.block != current.block || previous.epoch == current.epoch;
+  if (previous.block != current.block)
+    return true;
+  bool sameWarp = previous.thread / 32 == current.thread / 32;
+  return previous.epoch == current.epoch &&
+         !(sameWarp && previous.warpEpoch != current.warpEpoch);
 }
 
 bool inAnyBox(const std::vector<IndexBox> &boxes, ArrayRef<int64_t> indices) {
@@ -149,7 +153,8 @@ void KernelInterpreter::recordAccess(Operation *op, EvalContext &context,
   if (!cell || !context.isThread || context.inSpec)
     return;
   auto &thread = static_cast<Thread &>(context);
-  AccessRecord current{linearBlockId, thread.linearId, barrierEpoch, isAtomic};
+  AccessRecord current{linearBlockId, thread.linearId, barrierEpoch,
+                       warpEpochs[thread.linearId / 32], isAtomic};
   // Only a race needs the element's name.
   auto where = [&] { return element.text(); };
   auto details = [&](const AccessRecord &other) -> ViolationDetails {

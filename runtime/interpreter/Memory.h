@@ -27,6 +27,9 @@ struct AccessRecord {
   int32_t thread = -1;
   /// Barrier interval of the block the access happened in.
   int32_t epoch = 0;
+  /// Whole-warp syncwarps the thread's warp had passed: two accesses of lanes
+  /// of one warp with different counts are ordered by a syncwarp.
+  int32_t warpEpoch = 0;
   bool atomic = false;
 
   bool exists() const { return block >= 0; }
@@ -39,7 +42,8 @@ struct AccessRecord {
 
 /// Whether `current` races with the earlier access `previous`: different
 /// threads, not both atomic, and either different blocks or the same
-/// barrier interval.
+/// barrier interval (and, for two lanes of one warp, no whole-warp syncwarp
+/// between them).
 bool accessesConflict(const AccessRecord &previous,
                       const AccessRecord &current);
 

@@ -385,6 +385,11 @@ bool KernelInterpreter::resolveCollectives(std::vector<Thread> &threads) {
     if (options.checks)
       checkWarpConvergence(op, warp, mask, active, fullWarp);
     deliverCollective(*this, op, lanes, active);
+    // A syncwarp of every lane of the warp orders their memory accesses (as
+    // __syncwarp does; the verifier's model). One of part of the warp does
+    // not here: conservative, as in the verifier.
+    if (isa<SyncWarpOp>(op) && active == fullWarp)
+      ++warpEpochs[warp];
     for (unsigned k : members) {
       threads[k].state = Thread::Ready;
       ++threads[k].stack.back().next;
@@ -526,6 +531,7 @@ bool KernelInterpreter::runBlock() {
   barrierEpoch = 0;
   std::vector<Thread> threads;
   initThreads(threads);
+  warpEpochs.assign((threads.size() + 31) / 32, 0);
   result.threadsRun += threads.size();
   LLVM_DEBUG(llvm::dbgs() << "kuiper-interp: block " << linearBlockId << ", "
                           << threads.size() << " threads\n");

@@ -150,7 +150,7 @@ bool SymExec::execCollectiveOp(Operation &op) {
     return true;
   }
   if (auto s = dyn_cast<SyncWarpOp>(op)) {
-    collective(&op, s.getMask());
+    execSyncWarp(s);
     return true;
   }
   if (auto v = dyn_cast<VoteOp>(op)) {

@@ -24,7 +24,7 @@ void SymExec::execIf(scf::IfOp op) {
   z3::expr savedPc = pc, savedFacts = facts;
   auto savedLocals = locals;
   unsigned i0 = interval;
-  z3::expr d0 = dynInterval;
+  z3::expr d0 = dynInterval, w0 = warpPhase;
   auto runBranch = [&](Region &r, z3::expr cond, std::vector<z3::expr> &ys) {
     pc = savedPc && cond;
     facts = savedFacts; // facts learnt in a branch hold only there
@@ -40,10 +40,11 @@ void SymExec::execIf(scf::IfOp op) {
   z3::expr thenFacts = factsSince(facts, savedFacts);
   auto thenLocals = locals;
   unsigned iThen = interval;
-  z3::expr dThen = dynInterval;
+  z3::expr dThen = dynInterval, wThen = warpPhase;
   locals = savedLocals;
   interval = i0;
   dynInterval = d0;
+  warpPhase = w0;
   runBranch(op.getElseRegion(), !c, elseYs);
   z3::expr elseFacts = factsSince(facts, savedFacts);
   unsigned iElse = interval;
@@ -58,6 +59,10 @@ void SymExec::execIf(scf::IfOp op) {
     interval = std::max(iThen, iElse) + 1;
   }
   dynInterval = dThen;
+  // Lanes of one warp that pass a syncwarp in a branch all take it (the
+  // convergence check): the phase is the branch's.
+  if (!z3::eq(wThen, warpPhase))
+    warpPhase = z3::ite(c, wThen, warpPhase);
   pc = savedPc;
   // What a branch learnt (a loop's results through its invariant, an
   // `assume`) holds after the merge where the branch was taken: a loop run

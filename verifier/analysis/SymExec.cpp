@@ -28,7 +28,8 @@ SrcLoc kuiper::verifier::srcLoc(Location loc) {
 
 SymExec::SymExec(z3::context &z, KernelOp kernel, FloatMode mode)
     : z(z), kernel(kernel), mode(mode), pc(z.bool_val(true)),
-      facts(z.bool_val(true)), dynInterval(z.int_val(0)) {
+      facts(z.bool_val(true)), dynInterval(z.int_val(0)),
+      warpPhase(z.int_val(0)) {
   auto blk = kernel.getBlock();
   for (int i = 0; i < 3; ++i)
     block[i] = blk[i];

@@ -120,6 +120,10 @@ struct Event {
   /// j barriers passed in this iteration), so that two accesses are in one
   /// interval exactly when these terms are equal.
   std::optional<z3::expr> dyn;
+  /// The number of whole-warp `syncwarp()`s the thread has passed (see
+  /// SymExec::warpPhase): two accesses of lanes of one warp with different
+  /// phases are ordered by a syncwarp between them.
+  std::optional<z3::expr> warpPhase;
 };
 
 /// The state of one memory (buffer or shared array) as a chain of nodes.
@@ -274,6 +278,10 @@ private:
   unsigned interval = 0;
   /// The dynamic interval (see Event::dyn).
   z3::expr dynInterval;
+  /// Whole-warp `syncwarp()`s passed outside loops (see Event::warpPhase):
+  /// across a warp-uniform `if` whose branches pass different numbers,
+  /// `ite(c, then, else)`.
+  z3::expr warpPhase;
   /// Iteration variables of the loops with barriers in scope.
   std::set<unsigned> lockstepIters;
   unsigned nodeIds = 0;
@@ -374,6 +382,7 @@ private:
   z3::expr shuffle(kuiper::ShuffleOp op);
   z3::expr vote(kuiper::VoteOp op);
   void collective(mlir::Operation *op, mlir::Value mask);
+  void execSyncWarp(kuiper::SyncWarpOp op);
   z3::expr laneId() const;
   z3::expr atLane(z3::expr e, z3::expr lane) const;
   z3::expr factsAtLane(const z3::expr &v, const z3::expr &lane);
@@ -410,7 +419,9 @@ private:
                std::optional<z3::expr> *selfGoal = nullptr,
                const std::set<unsigned> &fixedIters = {});
   /// Merges the writes of the current barrier interval into the block's view.
-  void mergeInterval(const std::set<unsigned> &fixedIters);
+  /// Merges the writes of the barrier interval (of shared arrays alone with
+  /// `sharedOnly`) into the memory state (at a barrier, a syncwarp).
+  void mergeInterval(const std::set<unsigned> &fixedIters, bool sharedOnly = false);
   z3::expr covered(const Event &e, const std::vector<z3::expr> &from,
                    const std::vector<z3::expr> &to, const std::vector<z3::expr> &target);
 

@@ -56,7 +56,8 @@ void SymExec::execAccess(Operation *op, Value ref, ValueRange indices, Event::Ki
     unsupported(op, "write to an 'in' buffer");
   if (kind != Event::Read || mi.shared || mi.access != BufferAccess::In) {
     auto e = std::make_unique<Event>(Event{kind, mem, idx, value, pc, facts, interval, iterScope,
-                                           srcLoc(op->getLoc()), (unsigned)events.size(), dynInterval});
+                                           srcLoc(op->getLoc()), (unsigned)events.size(), dynInterval,
+                                           warpPhase});
     events.push_back(std::move(e));
   }
   if (kind == Event::Read) {

@@ -7,10 +7,11 @@ using namespace mlir;
 using namespace kuiper;
 using namespace kuiper::verifier;
 
-void SymExec::mergeInterval(const std::set<unsigned> &fixedIters) {
+void SymExec::mergeInterval(const std::set<unsigned> &fixedIters, bool sharedOnly) {
   std::map<const void *, std::vector<const Event *>> writes;
   for (auto &e : events)
-    if (e->interval == interval && e->kind != Event::Read)
+    if (e->interval == interval && e->kind != Event::Read &&
+        (!sharedOnly || mems.at(e->mem).shared))
       writes[e->mem].push_back(e.get());
   for (auto &[mem, evs] : writes) {
     if (!mems.at(mem).shared && mems.at(mem).access == BufferAccess::In)
@@ -24,6 +25,32 @@ void SymExec::mergeInterval(const std::set<unsigned> &fixedIters) {
     state[mem] = atomic ? havocMemory(mem)
                         : mergeNode(mem, intervalStart.at(mem), evs, {0, 1, 2, 6}, fixedIters);
   }
+}
+
+/// `syncwarp()` for the whole warp (no mask, or one naming all 32 lanes)
+/// orders the shared-memory accesses of the warp's lanes, as __syncwarp does:
+/// what the lanes wrote before it is read after it. The convergence check
+/// proves that every lane of the warp reaches it or none does, so the lanes of
+/// a warp pass the same syncwarps: their count (warpPhase) orders two accesses
+/// of one warp in the race check. The shared memory read after it is the
+/// merge of the writes of the barrier interval so far (later ones first), as
+/// at a barrier; a write of another warp in that interval is a race the check
+/// reports. Conservative elsewhere (a race may be reported that the syncwarp
+/// prevents): global memory, a syncwarp inside a loop (whose iterations would
+/// need counting in lockstep) and one with a mask naming part of the warp
+/// order nothing here.
+void SymExec::execSyncWarp(SyncWarpOp op) {
+  collective(op, op.getMask());
+  bool wholeWarp = !op.getMask();
+  if (op.getMask()) {
+    int64_t bits;
+    wholeWarp = get(op.getMask()).simplify().is_numeral_i64(bits) &&
+                (uint64_t(bits) & 0xffffffffull) == 0xffffffffull;
+  }
+  if (!wholeWarp || !iterScope.empty() || !unsupportedReason.empty())
+    return;
+  mergeInterval(lockstepIters, /*sharedOnly=*/true);
+  warpPhase = (warpPhase + 1).simplify();
 }
 
 void SymExec::execBarrier(BarrierOp op) {

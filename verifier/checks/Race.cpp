@@ -81,6 +81,13 @@ void SymExec::raceChecks() {
       z3::expr concurrent = sameBlock && (constDyn ? z.bool_val(da == db)
                                                    : renamed(*a.dyn, a.iters, "@A") ==
                                                          renamed(*b.dyn, b.iters, "@B"));
+      // Two lanes of one warp with a whole-warp syncwarp between them are
+      // ordered in shared memory (SymExec::execSyncWarp).
+      if (mi.shared && !z3::eq(*a.warpPhase, *b.warpPhase)) {
+        z3::expr sameWarp = linearOf(A) / z.int_val(32) == linearOf(B) / z.int_val(32);
+        concurrent = concurrent && !(sameWarp && renamed(*a.warpPhase, a.iters, "@A") !=
+                                                     renamed(*b.warpPhase, b.iters, "@B"));
+      }
       if (!mi.shared)
         concurrent = concurrent || !sameBlock;
       Obligation o;
