@@ -84,6 +84,27 @@ bool isGlobalIndex(Value v, int64_t blockSize) {
   return false;
 }
 
+/// N where `g` is `cdiv(N, d)` as the front end writes it, `N / d + ext(N % d
+/// > 0)` (signed); none otherwise.
+Value cdivNumerator(Value g, int64_t d) {
+  auto add = g.getDefiningOp<arith::AddIOp>();
+  if (!add)
+    return {};
+  for (auto [qv, ev] : {std::pair(add.getLhs(), add.getRhs()), std::pair(add.getRhs(), add.getLhs())}) {
+    auto q = qv.getDefiningOp<arith::DivSIOp>();
+    auto ext = ev.getDefiningOp<arith::ExtUIOp>();
+    if (!q || !ext || !isConstant(q.getRhs(), d))
+      continue;
+    auto cmp = ext.getIn().getDefiningOp<arith::CmpIOp>();
+    if (!cmp || cmp.getPredicate() != arith::CmpIPredicate::sgt || !isConstant(cmp.getRhs(), 0))
+      continue;
+    auto rem = cmp.getLhs().getDefiningOp<arith::RemSIOp>();
+    if (rem && rem.getLhs() == q.getLhs() && isConstant(rem.getRhs(), d))
+      return q.getLhs();
+  }
+  return {};
+}
+
 /// The buffer a load or store accesses, if it is a global buffer.
 Value bufferOf(Operation *op) {
   Value ref;
@@ -409,11 +430,19 @@ public:
     // The logical grid G (the source's launch clause) and the new one.
     logicalGrid = plan.launch.getGrid()[0];
     {
+      // cdiv(G, V); for the usual G = cdiv(N, B), cdiv(N, B * V), the same
+      // number (nested truncating divisions are one by the product, and so
+      // are nested ceilings), which the solver handles far more easily (the
+      // coverage of a map: 22 -> 4 ms).
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPoint(plan.launch);
-      Value v = constant(factor);
-      Value quotient = arith::DivSIOp::create(b, loc, logicalGrid, v);
-      Value rest = arith::RemSIOp::create(b, loc, logicalGrid, v);
+      Value dividend = logicalGrid, divisor = constant(factor);
+      if (Value n = cdivNumerator(logicalGrid, plan.blockSize)) {
+        dividend = n;
+        divisor = constant(plan.blockSize * factor);
+      }
+      Value quotient = arith::DivSIOp::create(b, loc, dividend, divisor);
+      Value rest = arith::RemSIOp::create(b, loc, dividend, divisor);
       Value partial = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, rest, constant(0));
       Value extra = arith::ExtUIOp::create(b, loc, i32, partial);
       plan.launch->setOperand(0, add(quotient, extra));
