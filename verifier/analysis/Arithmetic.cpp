@@ -261,6 +261,19 @@ z3::expr SymExec::intOp(Operation &op) {
     }
     if (isa<arith::XOrIOp>(op) && isConst(b, c) && c == -1)
       return -a - 1;
+    // One bit c = 2^m (below the sign bit): bit m of the two's complement of
+    // any a is floor(a / c) mod 2, so `a & c`, `a ^ c` (a's partner in a
+    // butterfly, `t ^ j`) and `a | c` stay arithmetic (the writer of
+    // `s[t ^ j]` is then found like that of `s[t + j]`).
+    if (isConst(b, c) && c > 0 && uint64_t(c) < (uint64_t(1) << (w - 1)) && (c & (c - 1)) == 0) {
+      z3::expr bit = z3::mod(a / z.int_val(c), z.int_val(2));
+      if (auto qr = splitByConstant(a, c))
+        bit = z3::mod(qr->first, z.int_val(2));
+      z3::expr masked = z.int_val(c) * bit;
+      if (isa<arith::AndIOp>(op))
+        return masked;
+      return isa<arith::XOrIOp>(op) ? a + z.int_val(c) - 2 * masked : a + z.int_val(c) - masked;
+    }
     // The general case on bit-vectors of the operands' two's complement
     // (int2bv takes the value modulo 2^w), read back as a signed integer.
     z3::expr ba = z3::expr(z, Z3_mk_int2bv(z, w, a)), bb = z3::expr(z, Z3_mk_int2bv(z, w, b));
