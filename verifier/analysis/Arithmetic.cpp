@@ -272,7 +272,12 @@ z3::expr SymExec::intOp(Operation &op) {
       z3::expr masked = z.int_val(c) * bit;
       if (isa<arith::AndIOp>(op))
         return masked;
-      return isa<arith::XOrIOp>(op) ? a + z.int_val(c) - 2 * masked : a + z.int_val(c) - masked;
+      if (isa<arith::OrIOp>(op))
+        return a + z.int_val(c) - masked;
+      z3::expr r = a + z.int_val(c) - 2 * masked;
+      xorBits.push_back({r, a, c});
+      keepAlive.push_back(r);
+      return r;
     }
     // The general case on bit-vectors of the operands' two's complement
     // (int2bv takes the value modulo 2^w), read back as a signed integer.
@@ -290,6 +295,11 @@ z3::expr SymExec::intOp(Operation &op) {
   }
   unsupported(&op, "integer operation not modelled");
   return a;
+}
+
+z3::expr SymExec::xorBit(const z3::expr &a, int64_t bit) const {
+  z3::expr masked = z.int_val(bit) * z3::mod(a / z.int_val(bit), z.int_val(2));
+  return a + z.int_val(bit) - 2 * masked;
 }
 
 z3::expr SymExec::floatConst(FloatAttr a) {

@@ -220,8 +220,13 @@ bool SymExec::witness(const Event &e, const std::vector<unsigned> &freeThreadVar
         continue;
     }
     usedDim[d0] = true;
-    idxs.push_back(e.idx[d0]);
-    tgts.push_back(target[d0]);
+    // A partner's index `a ^ j` (one bit j): a ^ j == T exactly when a == T ^ j.
+    const XorBit *x = nullptr;
+    for (auto &xb : xorBits)
+      if (z3::eq(xb.result, e.idx[d0]))
+        x = &xb;
+    idxs.push_back(x ? x->operand : e.idx[d0]);
+    tgts.push_back(x ? xorBit(target[d0], x->bit) : target[d0]);
   }
   for (size_t d = 0; d < idxs.size(); ++d) {
     Affine a;

@@ -303,6 +303,15 @@ private:
     z3::expr result, dividend, divisor;
   };
   std::vector<Division> divisions;
+  /// Results `operand ^ bit` of an xor with one bit (a butterfly partner
+  /// `t ^ j`): the writer of `s[t ^ j]` at target T is found at T ^ j.
+  struct XorBit {
+    z3::expr result, operand;
+    int64_t bit;
+  };
+  std::vector<XorBit> xorBits;
+  /// `a ^ bit` for a one-bit constant, arithmetically.
+  z3::expr xorBit(const z3::expr &a, int64_t bit) const;
   std::vector<z3::expr> keepAlive;
   std::string unsupportedReason;
   /// The kernel's --budget: past it the symbolic execution stops, and the
