@@ -41,6 +41,10 @@ struct EvalContext {
   /// Evaluating a spec clause: accesses are not checked, comparisons that
   /// come out false remember why.
   bool inSpec = false;
+  /// Evaluating an `assert`/`assume` (fn contracts included): its reads count
+  /// in the race detector, as in the verifier (what it reads must not be
+  /// changing under another thread).
+  bool specReadsRace = false;
   /// Evaluating an approx clause: floats are exact reals, equality has a
   /// tolerance.
   bool approx = false;

@@ -332,7 +332,11 @@ bool evalAssertion(KernelInterpreter &in, Operation *op, EvalContext &context) {
   auto assertOp = dyn_cast<AssertOp>(op);
   bool approx = assertOp && assertOp.getApprox();
   bool holds = true;
-  if (!in.evaluateClause(op->getRegion(0), context, approx, holds))
+  bool wasRace = context.specReadsRace;
+  context.specReadsRace = true;
+  bool evaluated = in.evaluateClause(op->getRegion(0), context, approx, holds);
+  context.specReadsRace = wasRace;
+  if (!evaluated)
     return false;
   if (holds)
     return true;

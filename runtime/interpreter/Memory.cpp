@@ -150,7 +150,8 @@ void KernelInterpreter::recordAccess(Operation *op, EvalContext &context,
                                      ElementAddress &element, bool isWrite,
                                      bool isAtomic) {
   ShadowCell *cell = element.shadow;
-  if (!cell || !context.isThread || context.inSpec)
+  if (!cell || !context.isThread || (context.inSpec && !context.specReadsRace) ||
+      context.readsOldContents)
     return;
   auto &thread = static_cast<Thread &>(context);
   AccessRecord current{linearBlockId, thread.linearId, barrierEpoch,

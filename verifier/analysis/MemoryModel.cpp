@@ -61,13 +61,15 @@ z3::expr SymExec::read(const MemRef &m, const std::vector<z3::expr> &idx) {
         t.push_back(x);
       z3::expr v = z3::expr(*e.value).substitute(f, t);
       z3::expr cov = covered(e, from, to, idx);
+      if (m->warpOnly) // the writer is a lane of the reader's warp
+        cov = cov && linear().substitute(f, t) / z.int_val(32) == linear() / z.int_val(32);
       // What held for the writer when it wrote (its invariants, asserts) holds
       // for the inferred writer: a valid fact wherever that writer exists.
       if (!z3::eq(e.facts.simplify(), z.bool_val(true)))
         termFacts.push_back({cov, z3::implies(cov, z3::expr(e.facts).substitute(f, t))});
       acc = z3::ite(cov, v, acc);
     }
-    r = acc;
+    r = m->cond ? z3::ite(*m->cond, acc, read(m->prev, idx)) : acc;
     break;
   }
   }

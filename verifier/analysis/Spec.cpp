@@ -14,7 +14,10 @@ bool SymExec::execSpecOp(Operation &op) {
       return true;
     std::vector<z3::expr> extra;
     std::vector<Observable> obs;
+    bool savedRace = specReadsRace;
+    specReadsRace = true;
     z3::expr g = evalGoal(a.getCond(), extra, obs);
+    specReadsRace = savedRace;
     std::string kind = stringifyAssertKind(a.getKind()).str();
     bool plain = a.getKind() == AssertKind::Assert;
     CheckId id = plain ? CheckId::Assert
@@ -29,7 +32,10 @@ bool SymExec::execSpecOp(Operation &op) {
   if (auto a = dyn_cast<AssumeOp>(op)) {
     SrcLoc s = srcLoc(loc);
     trusted.insert("assume at " + s.file + ":" + std::to_string(s.line));
+    bool savedRace = specReadsRace;
+    specReadsRace = true;
     z3::expr assumed = evalRegion(a.getCond());
+    specReadsRace = savedRace;
     addObligation(CheckId::Assume, loc, "the assumption can hold here",
                   "the assumption never holds here: everything after it is vacuously verified",
                   !assumed);
@@ -45,7 +51,9 @@ bool SymExec::execSpecOp(Operation &op) {
     int64_t l, h;
     if (isConst(get(lo).simplify(), l) && isConst(get(hi).simplify(), h))
       boundedVars.push_back({c, l, h});
+    specRanges.push_back(c >= get(lo) && c < get(hi));
     z3::expr b = evalRegion(body, {c});
+    specRanges.pop_back();
     boundedVars.resize(bounded, {c, 0, 0});
     return std::make_pair(c, b);
   };

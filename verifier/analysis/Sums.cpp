@@ -172,7 +172,9 @@ z3::expr SymExec::sumTerm(z3::expr f, z3::expr lo, z3::expr count, int64_t s) {
 /// kernel's other sums use.
 z3::expr SymExec::symbolicSum(SumOp op, z3::expr lo, z3::expr hi, int64_t s) {
   z3::expr k = fresh("k", z.int_sort());
+  specRanges.push_back(k >= lo && k < hi);
   z3::expr body = evalRegion(op.getBody(), {k});
+  specRanges.pop_back();
   if (!body.is_real() && !body.is_int()) {
     unsupported(op, "symbolic sum of a term that is neither a number nor an integer");
     return fresh("unmodelled_sum", sortOf(op.getType()));
@@ -345,7 +347,9 @@ z3::expr SymExec::reduceOp(ReduceOp op) {
     return fresh("unmodelled_reduce", sortOf(op.getType()));
   }
   z3::expr kv = fresh("k", z.int_sort());
+  specRanges.push_back(kv >= lo && kv < hi);
   z3::expr body = evalRegion(op.getBody(), {kv});
+  specRanges.pop_back();
   z3::expr_vector bound(z);
   bound.push_back(kv);
   z3::expr f = z3::lambda(bound, body);

@@ -124,6 +124,9 @@ struct Event {
   /// SymExec::warpPhase): two accesses of lanes of one warp with different
   /// phases are ordered by a syncwarp between them.
   std::optional<z3::expr> warpPhase;
+  /// A read by an `assert`/`assume` (SymExec::specReadsRace): for the race
+  /// check alone.
+  bool spec = false;
 };
 
 /// The state of one memory (buffer or shared array) as a chain of nodes.
@@ -145,6 +148,10 @@ struct MemNode {
   /// Iteration variables that are the same for the writers as for the reader
   /// (loops with barriers run in lockstep across the block).
   std::set<unsigned> fixedIters;
+  /// A syncwarp's merge: it holds only where the reader passed that syncwarp
+  /// (`cond`, its path condition there; `prev` elsewhere), and takes the
+  /// writes of the reader's own warp alone (the syncwarp orders no others).
+  bool warpOnly = false;
   unsigned id = 0;
 };
 using MemRef = std::shared_ptr<MemNode>;
@@ -287,6 +294,14 @@ private:
   unsigned nodeIds = 0;
   unsigned freshIds = 0;
   bool inSpec = false;
+  /// Evaluating an `assert`/`assume` (fn contracts included): its reads of
+  /// memory other threads write are paired in the race check like the
+  /// code's (Event::spec), since what it reads must not be changing.
+  bool specReadsRace = false;
+  /// The variables of the quantifiers and sums being evaluated, with their
+  /// ranges: a spec read's index may use them (the race check then asks for
+  /// some value in range).
+  std::vector<z3::expr> specRanges;
   bool oldState = false; ///< evaluating inside kuiper.old
   std::map<const void *, MemRef> entryState;
   std::vector<std::pair<z3::expr, SrcLoc>> barriers;   ///< pc at each barrier
@@ -428,9 +443,10 @@ private:
                std::optional<z3::expr> *selfGoal = nullptr,
                const std::set<unsigned> &fixedIters = {});
   /// Merges the writes of the current barrier interval into the block's view.
-  /// Merges the writes of the barrier interval (of shared arrays alone with
-  /// `sharedOnly`) into the memory state (at a barrier, a syncwarp).
-  void mergeInterval(const std::set<unsigned> &fixedIters, bool sharedOnly = false);
+  /// Merges the writes of the barrier interval into the memory state at a
+  /// barrier; `atSyncWarp`: of shared arrays, by the reader's warp, where the
+  /// reader passed the syncwarp (MemNode::warpOnly).
+  void mergeInterval(const std::set<unsigned> &fixedIters, bool atSyncWarp = false);
   z3::expr covered(const Event &e, const std::vector<z3::expr> &from,
                    const std::vector<z3::expr> &to, const std::vector<z3::expr> &target);
 

@@ -16,6 +16,16 @@ void SymExec::execAccess(Operation *op, Value ref, ValueRange indices, Event::Ki
     if (kind == Event::Read) {
       auto ov = overrideLoad.find(op);
       set(result, ov != overrideLoad.end() ? ov->second : read(state.at(mem), idx));
+      if (specReadsRace && !oldState && (mi.shared || mi.access != BufferAccess::In)) {
+        z3::expr where = pc;
+        for (const z3::expr &r : specRanges)
+          where = where && r;
+        auto e = std::make_unique<Event>(Event{Event::Read, mem, idx, std::nullopt, where, facts,
+                                               interval, iterScope, srcLoc(op->getLoc()),
+                                               (unsigned)events.size(), dynInterval, warpPhase});
+        e->spec = true;
+        events.push_back(std::move(e));
+      }
     }
     return;
   }

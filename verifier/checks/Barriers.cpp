@@ -7,11 +7,11 @@ using namespace mlir;
 using namespace kuiper;
 using namespace kuiper::verifier;
 
-void SymExec::mergeInterval(const std::set<unsigned> &fixedIters, bool sharedOnly) {
+void SymExec::mergeInterval(const std::set<unsigned> &fixedIters, bool atSyncWarp) {
   std::map<const void *, std::vector<const Event *>> writes;
   for (auto &e : events)
     if (e->interval == interval && e->kind != Event::Read &&
-        (!sharedOnly || mems.at(e->mem).shared))
+        (!atSyncWarp || mems.at(e->mem).shared))
       writes[e->mem].push_back(e.get());
   for (auto &[mem, evs] : writes) {
     if (!mems.at(mem).shared && mems.at(mem).access == BufferAccess::In)
@@ -22,6 +22,13 @@ void SymExec::mergeInterval(const std::set<unsigned> &fixedIters, bool sharedOnl
     bool atomic = false;
     for (const Event *e : evs)
       atomic |= e->kind == Event::Atomic;
+    if (atSyncWarp && !atomic) {
+      MemRef node = mergeNode(mem, state.at(mem), evs, {0, 1, 2, 6}, fixedIters);
+      node->cond = pc;
+      node->warpOnly = true;
+      state[mem] = node;
+      continue;
+    }
     state[mem] = atomic ? havocMemory(mem)
                         : mergeNode(mem, intervalStart.at(mem), evs, {0, 1, 2, 6}, fixedIters);
   }
@@ -49,7 +56,7 @@ void SymExec::execSyncWarp(SyncWarpOp op) {
   }
   if (!wholeWarp || !iterScope.empty() || !unsupportedReason.empty())
     return;
-  mergeInterval(lockstepIters, /*sharedOnly=*/true);
+  mergeInterval(lockstepIters, /*atSyncWarp=*/true);
   warpPhase = (warpPhase + 1).simplify();
 }
 

@@ -96,7 +96,10 @@ void SymExec::raceChecks() {
       bool ww = a.kind != Event::Read && b.kind != Event::Read;
       o.message = "no two threads access the same element of '" + mi.name + "' concurrently";
       o.failMessage = std::string("data race on ") + (mi.shared ? "shared '" : "global '") + mi.name + "': " +
-                      (ww ? "two threads write" : "one thread writes and another reads") +
+                      (ww ? "two threads write"
+                          : a.spec || b.spec ? "an assert or assume reads an element that another "
+                                               "thread writes"
+                                             : "one thread writes and another reads") +
                       " the same element without a barrier between them (other access at line " +
                       std::to_string(a.loc.line) + ")";
       o.assumptions = {ranges, pa, pb, same, concurrent, !sameThread};
