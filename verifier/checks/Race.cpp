@@ -160,20 +160,23 @@ void SymExec::raceChecks() {
           o.fallback = {*wa, *wb};
       }
       collect(a, b, o);
-      // Out buffers: every element written exactly once, also by one thread.
+      // Out buffers: every element written exactly once, also by one thread,
+      // and by two threads ordered by a barrier (two that are not are a race,
+      // above).
       if (ww && !mi.shared && mi.access == BufferAccess::Out && (i != j || !a.iters.empty())) {
         Obligation u;
         u.id = CheckId::Coverage;
         u.loc = b.loc;
         u.message = "each element of '" + mi.name + "' is written at most once";
         u.failMessage = "an element of out buffer '" + mi.name +
-                        "' is written more than once by one thread (an `out` element is written "
-                        "exactly once: keep the value in a `var` and store it once, or declare "
-                        "the buffer `inout`)";
+                        "' is written more than once (by one thread, or by two with a barrier "
+                        "between them; an `out` element is written exactly once: keep the value "
+                        "in a `var` and store it once, or declare the buffer `inout`)";
         z3::expr differentIter = z.bool_val(i != j);
         for (unsigned k : a.iters)
           differentIter = differentIter || renamed(iterVars[k], {}, "@A") != renamed(iterVars[k], {}, "@B");
-        u.assumptions = {ranges, pa, pb, same, sameThread, differentIter};
+        u.assumptions = {ranges, pa, pb, same,
+                         z3::ite(sameThread, differentIter, sameBlock && !concurrent)};
         u.goal = z.bool_val(false);
         u.observables = obs;
         u.byLemma = sameWriter;
