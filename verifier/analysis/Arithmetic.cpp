@@ -297,6 +297,14 @@ z3::expr SymExec::intOp(Operation &op) {
   return a;
 }
 
+z3::expr SymExec::typeRange(const z3::expr &v, Type t) const {
+  auto it = dyn_cast<IntegerType>(t);
+  if (!it || it.getWidth() <= 1 || it.getWidth() > 64 || !v.is_int())
+    return z.bool_val(true);
+  unsigned w = it.getWidth();
+  return v >= z.int_val(signedMin(w)) && v <= z.int_val(signedMax(w));
+}
+
 z3::expr SymExec::xorBit(const z3::expr &a, int64_t bit) const {
   z3::expr masked = z.int_val(bit) * z3::mod(a / z.int_val(bit), z.int_val(2));
   return a + z.int_val(bit) - 2 * masked;

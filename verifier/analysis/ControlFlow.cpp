@@ -101,12 +101,9 @@ void SymExec::havocLoop(const std::set<const void *> &modified,
     // An integer local holds a value of its type whatever the loop did to it
     // (`acc += 1` under `invariant acc == i && i <= 4` overflowed through an
     // acc of -2^40).
-    auto type = dyn_cast<MemRefType>(Value::getFromOpaquePointer(lv).getType());
-    if (auto it = type ? dyn_cast<IntegerType>(type.getElementType()) : IntegerType();
-        it && it.getWidth() > 1) {
-      unsigned w = it.getWidth();
-      facts = facts && v >= z.int_val(signedMin(w)) && v <= z.int_val(signedMax(w));
-    }
+    if (auto type = dyn_cast<MemRefType>(Value::getFromOpaquePointer(lv).getType()))
+      if (z3::expr r = typeRange(v, type.getElementType()); !r.is_true())
+        facts = facts && r;
   }
   for (const void *mem : written)
     state[mem] = havocMemory(mem);

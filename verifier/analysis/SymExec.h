@@ -268,6 +268,10 @@ private:
   /// Valid facts about particular terms (sum definitions, writers' facts),
   /// added to an obligation only when the term occurs in it.
   std::vector<std::pair<z3::expr, z3::expr>> termFacts;
+  /// `v` lies in the range of the integer type `t` (true for other types):
+  /// what a loaded element, an atomic's old value or a local after a loop
+  /// holds, whatever was stored there.
+  z3::expr typeRange(const z3::expr &v, mlir::Type t) const;
   std::vector<Observable> params;
 
   // Values.

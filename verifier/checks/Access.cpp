@@ -71,11 +71,19 @@ void SymExec::execAccess(Operation *op, Value ref, ValueRange indices, Event::Ki
     events.push_back(std::move(e));
   }
   if (kind == Event::Read) {
-    set(result, read(state.at(mem), idx));
+    z3::expr v = read(state.at(mem), idx);
+    // An integer element holds a value of its type, whatever the memory
+    // model knows of it (an input's `a[i] - 1` overflowed through a[i] = 2^31 + 1).
+    if (z3::expr r = typeRange(v, mi.elemType); !r.is_true())
+      termFacts.push_back({v, r});
+    set(result, v);
     return;
   }
   if (kind == Event::Atomic) {
-    set(result, havoc("atomic_old", sortOf(mi.elemType)));
+    z3::expr old = havoc("atomic_old", sortOf(mi.elemType));
+    if (z3::expr r = typeRange(old, mi.elemType); !r.is_true())
+      facts = facts && r;
+    set(result, old);
     auto node = std::make_shared<MemNode>();
     node->kind = MemNode::Base;
     node->id = nodeIds++;
