@@ -316,6 +316,18 @@ bool needsShortCircuit(const A::Expr &e) {
   case A::ExprKind::Binary:
     if (e.op == "/" || e.op == "%" || e.op == "<<" || e.op == ">>")
       return true;
+    // Integer arithmetic that may overflow: `n < 100 ? n + 1 : 0` must not
+    // evaluate `n + 1` where n = 2^31 - 1 (an overflow the branch excludes).
+    if ((e.op == "+" || e.op == "-" || e.op == "*") && e.type.isInt())
+      return true;
+    break;
+  case A::ExprKind::Unary:
+    if (e.op == "-" && e.type.isInt())
+      return true;
+    break;
+  case A::ExprKind::Cast:
+    if (e.type.isInt()) // float -> int and narrowing conversions may fault
+      return true;
     break;
   default:
     break;
