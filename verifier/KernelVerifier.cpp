@@ -618,6 +618,11 @@ CheckResult KernelVerifier::resultOf(z3::context &z, SymExec &ex, Obligation &o,
     c.status = CheckStatus::Warning;
     c.message =
         o.failMessage + " (a finding; add the 'deterministic' clause to make it an error)";
+  } else if (c.status == CheckStatus::Failed && ex.mentionsAtomicResult(o)) {
+    c.status = CheckStatus::Unknown;
+    c.message = "could not decide: " + o.message +
+                " (it depends on the value an atomic returned, which the verifier does not model: "
+                "any value of its type)";
   } else if (c.status == CheckStatus::Failed && writerUnproven && readsMemoryValues(o.id)) {
     // Its model reads memory through a writer that may not be the one.
     c.status = CheckStatus::Unknown;

@@ -204,6 +204,8 @@ public:
   /// applied in them.
   static void collectTerms(const z3::expr &root, std::set<unsigned> &terms,
                            std::set<unsigned> &decls);
+  /// Whether the query of `o` mentions a value an atomic returned.
+  bool mentionsAtomicResult(const Obligation &o) const;
   /// Whether `e` applies a symbolic fold (`sum_n`, `reduce_<kind>_n`).
   static bool isFoldTerm(const z3::expr &e);
   /// The value of the fold application `app` (isFoldTerm) when its count is
@@ -268,6 +270,10 @@ private:
   /// Valid facts about particular terms (sum definitions, writers' facts),
   /// added to an obligation only when the term occurs in it.
   std::vector<std::pair<z3::expr, z3::expr>> termFacts;
+  /// The functions that stand for the old values atomics return (any value
+  /// of the type: not modelled). A failure whose query mentions one is
+  /// unknown, not failed.
+  std::set<unsigned> atomicResults;
   /// `v` lies in the range of the integer type `t` (true for other types):
   /// what a loaded element, an atomic's old value or a local after a loop
   /// holds, whatever was stored there.

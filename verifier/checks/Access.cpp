@@ -81,6 +81,7 @@ void SymExec::execAccess(Operation *op, Value ref, ValueRange indices, Event::Ki
   }
   if (kind == Event::Atomic) {
     z3::expr old = havoc("atomic_old", sortOf(mi.elemType));
+    atomicResults.insert(Z3_get_func_decl_id(z, old.decl()));
     if (z3::expr r = typeRange(old, mi.elemType); !r.is_true())
       facts = facts && r;
     set(result, old);
@@ -130,4 +131,17 @@ void SymExec::checkAlignment(Operation *op, const void *mem, const std::vector<z
                 "the access of " + mi.name + " is aligned to " + std::to_string(align) + " bytes",
                 "access of '" + mi.name + "' not aligned to " + std::to_string(align) + " bytes",
                 alignedBase(mem, align) && z3::mod(bytes, a) == 0, {}, obs);
+}
+
+bool SymExec::mentionsAtomicResult(const Obligation &o) const {
+  if (atomicResults.empty())
+    return false;
+  std::set<unsigned> terms, decls;
+  collectTerms(*o.goal, terms, decls);
+  for (const z3::expr &a : o.assumptions)
+    collectTerms(a, terms, decls);
+  for (unsigned d : decls)
+    if (atomicResults.count(d))
+      return true;
+  return false;
 }
