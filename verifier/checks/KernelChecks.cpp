@@ -224,11 +224,20 @@ bool SymExec::writerPostcondition(EnsuresOp ens) {
       extra.push_back(iterRange[k]);
     for (size_t d = 0; d < t.size(); ++d)
       extra.push_back(e.idx[d] == t[d]);
+    // Where a later write (of any thread: one after a barrier, the same
+    // thread's) stores to the element, this one is not the final value.
     for (size_t l = w + 1; l < writes.size(); ++l) {
       z3::expr same = writes[l]->pc;
       for (size_t d = 0; d < t.size(); ++d)
         same = same && writes[l]->idx[d] == t[d];
       extra.push_back(!same);
+      for (bool iterFirst : {true, false}) {
+        std::vector<z3::expr> from, to;
+        if (witness(*writes[l], {0, 1, 2, 3, 4, 5, 6}, t, from, to, iterFirst))
+          extra.push_back(!covered(*writes[l], from, to, t));
+        extra.insert(extra.end(), witnessFacts.begin(), witnessFacts.end());
+        witnessFacts.clear();
+      }
     }
     std::vector<Observable> all = pairObservables(threadVars, threadVars);
     std::vector<Observable> o2;
