@@ -154,6 +154,42 @@ static void storedMemories(Region &r, std::set<const void *> &out) {
   });
 }
 
+/// The memories of `written` that the body of `op` (a loop without barriers)
+/// touches only at its own iteration's element: every load and store at the
+/// index that is the induction variable itself, no atomic, and no invariant
+/// reading them. An iteration then reads what the loop found there (earlier
+/// iterations wrote other elements: the step is positive, a checked
+/// precondition), so they need no havoc at the loop's head: an in-place
+/// `a[i] = a[i] * 2.0` in a grid-stride loop keeps `old(a[i])`.
+static std::set<const void *> ownElementOnly(ForOp op, const std::set<const void *> &written) {
+  Value iv = op.getBody().front().getArgument(0);
+  std::set<const void *> bad;
+  op.getBody().walk([&](Operation *o) {
+    Value ref;
+    ValueRange indices;
+    if (auto l = dyn_cast<LoadOp>(o)) {
+      ref = l.getRef();
+      indices = l.getIndices();
+    } else if (auto s = dyn_cast<StoreOp>(o)) {
+      ref = s.getRef();
+      indices = s.getIndices();
+    } else if (auto a = dyn_cast<AtomicOp>(o)) {
+      bad.insert(key(a.getRef()));
+      return;
+    } else {
+      return;
+    }
+    if (indices.size() != 1 || indices.front() != iv)
+      bad.insert(key(ref));
+  });
+  op.getInvariants().walk([&](LoadOp l) { bad.insert(key(l.getRef())); });
+  std::set<const void *> keep;
+  for (const void *mem : written)
+    if (!bad.count(mem))
+      keep.insert(mem);
+  return keep;
+}
+
 /// Locals (memref allocas) stored to anywhere inside `r`.
 static void storedLocals(Region &r, std::set<const void *> &out) {
   r.walk([&](memref::StoreOp s) { out.insert(key(s.getMemRef())); });
@@ -223,7 +259,11 @@ void SymExec::execFor(ForOp op) {
     mergeInterval(lockstepIters);
   }
   iterScope.push_back(m);
-  havocLoop(modified, written, "loop");
+  std::set<const void *> havocked = written;
+  if (!perIter)
+    for (const void *mem : ownElementOnly(op, written))
+      havocked.erase(mem);
+  havocLoop(modified, havocked, "loop");
   if (perIter) {
     interval++;
     intervalStart = state;
