@@ -82,8 +82,10 @@ void SymExec::execAccess(Operation *op, Value ref, ValueRange indices, Event::Ki
   if (kind == Event::Atomic) {
     z3::expr old = havoc("atomic_old", sortOf(mi.elemType));
     atomicResults.insert(Z3_get_func_decl_id(z, old.decl()));
+    // (A fact about the term, not in `facts`: a check that does not use the
+    // old value must not be taken to depend on it, see mentionsAtomicResult.)
     if (z3::expr r = typeRange(old, mi.elemType); !r.is_true())
-      facts = facts && r;
+      termFacts.push_back({old, r});
     set(result, old);
     auto node = std::make_shared<MemNode>();
     node->kind = MemNode::Base;
