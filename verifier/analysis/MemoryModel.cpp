@@ -7,6 +7,73 @@ using namespace mlir;
 using namespace kuiper;
 using namespace kuiper::verifier;
 
+namespace {
+/// Rewrites a term with each of its maximal subterms built from integers and
+/// booleans alone put in Z3's normal form (`(t + 1) + 1` becomes `t + 2`). A
+/// value another thread wrote is substituted at the reader's index; without
+/// this, the same element read along two paths was two different terms, and
+/// terms that read neighbours (a ping-pong stencil, a tree reusing its array)
+/// doubled with every round. Float and real subterms keep their shape: the
+/// rounding analysis of approx clauses counts their operations.
+class IndexNormalizer {
+public:
+  z3::expr operator()(const z3::expr &e) {
+    auto [r, pure] = visit(e);
+    return pure ? simplified(r) : r;
+  }
+
+private:
+  /// `e` with its maximal pure subterms normalised, unless `e` is pure itself
+  /// (then `e`, for the caller to normalise whole), and whether it is.
+  std::pair<z3::expr, bool> visit(const z3::expr &e) {
+    unsigned id = Z3_get_ast_id(e.ctx(), e);
+    if (auto it = visited.find(id); it != visited.end())
+      return it->second;
+    std::pair<z3::expr, bool> r{e, false};
+    if (e.is_app()) {
+      z3::sort s = e.get_sort();
+      bool pure = s.is_int() || s.is_bool();
+      std::vector<std::pair<z3::expr, bool>> args;
+      for (unsigned i = 0; i < e.num_args(); ++i) {
+        args.push_back(visit(e.arg(i)));
+        pure = pure && args.back().second;
+      }
+      r.second = pure;
+      if (!pure && !args.empty()) {
+        z3::expr_vector rebuilt(e.ctx());
+        bool changed = false;
+        for (unsigned i = 0; i < args.size(); ++i) {
+          z3::expr a = args[i].second ? simplified(args[i].first) : args[i].first;
+          changed = changed || !z3::eq(a, e.arg(i));
+          rebuilt.push_back(a);
+        }
+        if (changed)
+          r.first = e.decl()(rebuilt);
+      }
+    }
+    visited.emplace(id, r);
+    keep.push_back(e);
+    return r;
+  }
+
+  z3::expr simplified(const z3::expr &e) {
+    if (e.num_args() == 0)
+      return e;
+    unsigned id = Z3_get_ast_id(e.ctx(), e);
+    if (auto it = simple.find(id); it != simple.end())
+      return it->second;
+    z3::expr r = e.simplify();
+    simple.emplace(id, r);
+    keep.push_back(e);
+    return r;
+  }
+
+  std::unordered_map<unsigned, std::pair<z3::expr, bool>> visited;
+  std::unordered_map<unsigned, z3::expr> simple;
+  std::vector<z3::expr> keep; ///< AST ids are reused once an AST is freed
+};
+} // namespace
+
 z3::expr SymExec::read(const MemRef &m, const std::vector<z3::expr> &idx) {
   std::string k = std::to_string(m->id);
   for (auto &i : idx) {
@@ -60,6 +127,8 @@ z3::expr SymExec::read(const MemRef &m, const std::vector<z3::expr> &idx) {
       for (auto &x : to)
         t.push_back(x);
       z3::expr v = z3::expr(*e.value).substitute(f, t);
+      if (m->normalizeReads)
+        v = IndexNormalizer()(v);
       z3::expr cov = covered(e, from, to, idx);
       if (m->warpOnly) // the writer is a lane of the reader's warp
         cov = cov && linear().substitute(f, t) / z.int_val(32) == linear() / z.int_val(32);

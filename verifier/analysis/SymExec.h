@@ -93,6 +93,10 @@ struct Obligation {
   /// An exact barrier contract checked over the reals (see
   /// SymExec::exactContractsOverReals).
   bool overReals = false;
+  /// Made while executing an op of a rewrite (marked `kuiper.rewrite`), or an
+  /// alignment check: a side condition of a refinement
+  /// (VerifyOptions::refinementSideConditions).
+  bool sideCondition = false;
   /// How many of SymExec::orderedFacts were assumed when the obligation was
   /// made: barrier contracts assumed later are not visible to it. A barrier
   /// contract's own arrival check must not assume that contract (a false
@@ -152,6 +156,10 @@ struct MemNode {
   /// (`cond`, its path condition there; `prev` elsewhere), and takes the
   /// writes of the reader's own warp alone (the syncwarp orders no others).
   bool warpOnly = false;
+  /// A merge at a barrier or syncwarp (not the kernel's final state): the
+  /// values read through it are normalised (IndexNormalizer), since later
+  /// rounds read them again at their neighbours' indices.
+  bool normalizeReads = false;
   unsigned id = 0;
 };
 using MemRef = std::shared_ptr<MemNode>;
@@ -235,6 +243,12 @@ private:
   /// In Real mode: also check, then assume, the exact barrier contracts (a
   /// tile copy holds over the reals as well; the approx proof may need it).
   bool exactContractsOverReals = false;
+  /// Only the side conditions of a refinement are wanted
+  /// (VerifyOptions::refinementSideConditions): the kernel-wide checks (races,
+  /// coverage, postconditions, uniformity, the vacuity probe) are not built.
+  bool sideConditionsOnly = false;
+  /// The op being executed (innermost).
+  mlir::Operation *currentOp = nullptr;
   int64_t block[3];
 
   // Thread model.

@@ -26,11 +26,17 @@ void SymExec::mergeInterval(const std::set<unsigned> &fixedIters, bool atSyncWar
       MemRef node = mergeNode(mem, state.at(mem), evs, {0, 1, 2, 6}, fixedIters);
       node->cond = pc;
       node->warpOnly = true;
+      node->normalizeReads = true;
       state[mem] = node;
       continue;
     }
-    state[mem] = atomic ? havocMemory(mem)
-                        : mergeNode(mem, intervalStart.at(mem), evs, {0, 1, 2, 6}, fixedIters);
+    if (atomic) {
+      state[mem] = havocMemory(mem);
+      continue;
+    }
+    MemRef node = mergeNode(mem, intervalStart.at(mem), evs, {0, 1, 2, 6}, fixedIters);
+    node->normalizeReads = true;
+    state[mem] = node;
   }
 }
 
