@@ -139,6 +139,11 @@ public:
   KernelReport run();
 
 private:
+  /// Only the side conditions of a refinement (VerifyOptions::refinementSideConditions).
+  bool sideConditionsOnly() const {
+    return opts.refinementSideConditions && kernel->hasAttr(kRefinesAttr);
+  }
+
   KernelOp kernel;
   const VerifyOptions &opts;
   std::chrono::steady_clock::time_point start;
@@ -255,8 +260,10 @@ KernelReport KernelVerifier::run() {
     verifyInMode(*context, FloatMode::Exact, report);
     // The proof over the reals first assumes the exact barrier contracts as
     // well (a shared tile that copies an input), after proving them over the
-    // reals; where one does not hold there, it is proven without them.
-    if (hasApproxClauses(kernel) &&
+    // reals; where one does not hold there, it is proven without them. A
+    // refinement's side conditions (integer arithmetic, the launch, alignment)
+    // are all exact: its approx clauses are the refined kernel's, proven.
+    if (!sideConditionsOnly() && hasApproxClauses(kernel) &&
         !(hasExactContracts(kernel) &&
           verifyInMode(*context, FloatMode::Real, report, /*exactContractsOverReals=*/true)))
       verifyInMode(*context, FloatMode::Real, report);
@@ -306,6 +313,7 @@ bool KernelVerifier::verifyInMode(z3::context &z, FloatMode mode, KernelReport &
   SymExec ex(z, kernel, mode);
   ex.exactContractsOverReals = exactContractsOverReals;
   ex.deadline = deadline();
+  ex.sideConditionsOnly = sideConditionsOnly();
   ex.run();
   LLVM_DEBUG(llvm::dbgs() << "symbolic execution: " << msSince(t0) << " ms, "
                           << ex.obligations.size() << " obligations\n");

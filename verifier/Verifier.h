@@ -40,6 +40,13 @@ struct VerifyOptions {
   /// the run as counterexample). The first obligation each of them refutes
   /// (kuiper::refutes; not a lemma) is reported failed with that run, unsolved.
   std::function<std::vector<CheckResult>(const std::string &kernel)> runFirst;
+  /// Kernels marked `kuiper.refines` (by --kuiper-vectorize, of a rewrite that
+  /// refines a verified kernel whenever its side conditions hold) are checked
+  /// for those side conditions only: the obligations of the ops the rewrite
+  /// created (marked `kuiper.rewrite`, the launch included) and the alignment
+  /// of its vector accesses. Set by the driver for a rewrite of a kernel it has
+  /// verified; never for a kernel as written.
+  bool refinementSideConditions = false;
 };
 
 namespace verifier {

@@ -186,10 +186,12 @@ std::string unprovenChecks(const KernelReport &k) {
 }
 
 /// Rewrites the verified kernels of `impl` to run several elements per thread
-/// with aligned accesses (--kuiper-vectorize) and verifies the rewritten
-/// kernels again. A kernel whose rewrite is proven is replaced by it, with the
-/// rewrite's report; any other keeps the code and report as written, and its
-/// report says why. Nothing unproven is ever lowered.
+/// with aligned accesses (--kuiper-vectorize) and proves the rewrites: the
+/// side conditions of one that refines its source (kuiper.refines; its report
+/// is the source's and those), else the whole rewritten kernel (its report
+/// replaces the source's). A kernel whose rewrite is not proven keeps the code
+/// and report as written, and its report says why. Nothing unproven is ever
+/// lowered.
 void vectorizeVerified(ModuleImpl &impl, const VerifyOptions &vopts) {
   mlir::OwningOpRef<mlir::ModuleOp> rewritten(impl.module->clone());
   mlir::PassManager pm(impl.context.get());
@@ -217,8 +219,11 @@ void vectorizeVerified(ModuleImpl &impl, const VerifyOptions &vopts) {
   // effort per obligation (still a resource limit, never the clock), so that
   // a rewrite the solver finds hard costs seconds, not minutes, before the
   // kernel as written is lowered instead.
+  // A rewrite that refines the verified kernel where its side conditions hold
+  // (kuiper.refines) is checked for those alone; any other in full.
   VerifyOptions rewriteOpts = vopts;
   rewriteOpts.rlimit = std::max<uint64_t>(1, vopts.rlimit / 4);
+  rewriteOpts.refinementSideConditions = true;
   Report again = verifyModule(*rewritten, rewriteOpts);
   std::map<std::string, const KernelReport *> reports;
   for (const auto &k : again.kernels)
@@ -243,6 +248,18 @@ void vectorizeVerified(ModuleImpl &impl, const VerifyOptions &vopts) {
       grid = " (launch unchanged)";
     }
     auto proof = reports.find(k.name);
+    bool refinement = kernel->second->hasAttr(kRefinesAttr);
+    if (proof != reports.end() && proof->second->verdict == Verdict::Verified && refinement) {
+      // The source's proof stands for the rewrite, with its side conditions.
+      unsigned sideConditions = proof->second->checks.size();
+      k.checks.insert(k.checks.end(), proof->second->checks.begin(),
+                      proof->second->checks.end());
+      k.timeMs += proof->second->timeMs;
+      k.obligations += proof->second->obligations;
+      k.lowered = rewrite + grid + ", a proven refinement of the kernel as written (" +
+                  std::to_string(sideConditions) + " side conditions of the rewrite proved)";
+      continue;
+    }
     if (proof != reports.end() && proof->second->verdict == Verdict::Verified) {
       KernelReport replaced = *proof->second;
       unsigned sourceChecks = k.checks.size();

@@ -17,12 +17,15 @@
 //   }
 //
 // LLVM's load/store vectorizer merges the aligned runs into 128-bit accesses.
-// The rewrite is meant to preserve the kernel's meaning (it is applied to
+// The rewrite preserves the meaning of a verified kernel (it is applied to
 // race-free kernels without barriers, collectives, shared memory or atomics,
-// whose threads may then run in any order, and only moves accesses of a buffer
-// that is touched at [i] alone), but nothing relies on that: the driver
-// verifies the rewritten kernel again against the same contracts, alignment
-// claims included, and lowers it only if every check is proven.
+// whose threads may then run in any order, gives each logical thread its own
+// locals, and only moves accesses of a buffer that is touched at [i] alone)
+// wherever the ops it creates do not overflow and its alignment claims hold:
+// docs/lowering.md gives the argument. Those ops are marked kuiper.rewrite and,
+// where the argument applies (a body without loops), the kernel kuiper.refines;
+// the driver proves those side conditions, or else the whole rewritten kernel,
+// and lowers it only if every check is proven.
 //
 //===----------------------------------------------------------------------===//
 #include "kuiper/Transforms/Passes.h"
@@ -36,6 +39,7 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/SetVector.h"
 
 namespace kuiper {
 #define GEN_PASS_DEF_KUIPERVECTORIZE
@@ -417,6 +421,18 @@ FailureOr<Plan> match(KernelOp kernel, unsigned vectorBytes, std::string &why) {
   return plan;
 }
 
+/// Whether the rewrite of `plan` refines the kernel as written wherever the
+/// obligations of its own ops hold (docs/verification.md, "Vector code"). The
+/// argument needs, beyond what match() checks, that the body always runs to
+/// its end once entered: a load moved before a loop that never ends would run
+/// where the source never reaches it. A body with a loop is verified again in
+/// full instead.
+bool refinesWithSideConditions(const Plan &plan) {
+  bool loop = false;
+  plan.body->walk([&](Operation *op) { loop = loop || isa<ForOp, WhileOp>(op); });
+  return !loop;
+}
+
 /// Builds the rewritten kernel code in place of the guard or loop.
 class Rewriter {
 public:
@@ -594,6 +610,8 @@ private:
     IRMapping map;
     if (plan.guard)
       map.map(plan.index, logical[k]);
+    for (auto [local, copy] : localsOf(k))
+      map.map(local, copy);
     Value blockSize;
     for (Operation *op : plan.prelude) {
       Value result = op->getResult(0);
@@ -615,6 +633,31 @@ private:
       b.clone(*op, map);
     }
     return map;
+  }
+
+  /// The function-local variables (memref.alloca at the kernel's top) that
+  /// the code uses, each with logical thread `k`'s own copy: the V logical
+  /// threads of one thread are V threads of the source, which share no
+  /// locals. (The copies stay at the top, in LLVM's entry block.)
+  const llvm::SmallVector<std::pair<Value, Value>> &localsOf(unsigned k) {
+    if (locals.empty()) {
+      llvm::SetVector<Value> used;
+      plan.code->walk([&](Operation *op) {
+        for (Value v : op->getOperands())
+          if (auto alloca = v.getDefiningOp<memref::AllocaOp>();
+              alloca && !plan.code->isAncestor(alloca))
+            used.insert(v);
+      });
+      locals.resize(plan.factor);
+      for (Value v : used) {
+        Operation *alloca = v.getDefiningOp();
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointAfter(alloca);
+        for (unsigned j = 0; j < plan.factor; ++j)
+          locals[j].push_back({v, b.clone(*alloca)->getResult(0)});
+      }
+    }
+    return locals[k];
   }
 
   /// The fast path: all V logical threads run, loads first, stores last.
@@ -655,6 +698,8 @@ private:
   Location loc;
   Value logicalGrid, threads;
   SmallVector<Value> logical; ///< the ids of the V logical threads
+  /// Per logical thread: (local of the source, its copy); see localsOf.
+  SmallVector<llvm::SmallVector<std::pair<Value, Value>>> locals;
 };
 
 struct KuiperVectorizePass : impl::KuiperVectorizeBase<KuiperVectorizePass> {
@@ -668,7 +713,20 @@ struct KuiperVectorizePass : impl::KuiperVectorizeBase<KuiperVectorizePass> {
         kernel->setAttr("kuiper.not_vectorized", StringAttr::get(&getContext(), why));
         return;
       }
+      // The ops the rewrite creates are those without this mark afterwards.
+      auto source = StringAttr::get(&getContext(), "kuiper.source_op");
+      auto unit = UnitAttr::get(&getContext());
+      kernel.getBody().walk([&](Operation *op) { op->setAttr(source, unit); });
+      bool refines = refinesWithSideConditions(*plan);
+      LaunchOp launch = plan->launch;
       Rewriter(*plan).run();
+      kernel.getBody().walk([&](Operation *op) {
+        if (!op->removeAttr(source))
+          op->setAttr(kRewriteAttr, unit);
+      });
+      launch->setAttr(kRewriteAttr, unit);
+      if (refines)
+        kernel->setAttr(kRefinesAttr, unit);
     });
   }
 };

@@ -73,8 +73,10 @@ struct KernelReport {
   unsigned obligations = 0;
   /// How the lowered code differs from the kernel as written: empty when it
   /// is the kernel as written; else the rewrite (e.g. "4 elements per thread,
-  /// 16-byte aligned accesses"), and then `checks` are those of the rewritten
-  /// kernel, verified again. Also says why a rewrite was not used.
+  /// 16-byte aligned accesses"), and then `checks` are those of the kernel as
+  /// written followed by the rewrite's side conditions (a proven refinement),
+  /// or those of the rewritten kernel, verified again in full. Also says why a
+  /// rewrite was not used.
   std::string lowered;
 };
 

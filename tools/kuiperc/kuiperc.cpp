@@ -467,7 +467,7 @@ int run(const Options &o) {
   copts.keepSMT = o.emit == "smt";
   copts.verify = !o.noVerify && o.emit != "mlir";
   copts.emitPTX = o.emit == "ptx" && !o.verifyOnly;
-  // The rewrite is verified again: worth it only for what is lowered.
+  // The rewrite's proof costs time: worth it only for what is lowered.
   copts.vectorize = !o.noVectorize && !o.verifyOnly &&
                     oneOf(o.emit, {"ptx", "llvm", "lowered-mlir"});
 

@@ -1,5 +1,6 @@
 //===- Execution.cpp - One op of the symbolic thread ------------------------===//
 #include "verifier/analysis/SymExec.h"
+#include "llvm/ADT/ScopeExit.h"
 
 using namespace mlir;
 using namespace kuiper;
@@ -122,6 +123,9 @@ bool kuiper::verifier::hasSemantics(Operation *op) {
 void SymExec::execOp(Operation &op) {
   if (!unsupportedReason.empty() || pastDeadline(&op))
     return;
+  Operation *outer = currentOp;
+  currentOp = &op;
+  auto restore = llvm::make_scope_exit([&] { currentOp = outer; });
   bool handled = false;
   if (isIntegerOp(&op))
     handled = execIntegerOp(op);

@@ -192,6 +192,7 @@ void SymExec::addObligation(CheckId id, Location loc, const std::string &msg,
   o.goal = goal;
   o.observables = std::move(obs);
   o.visibleFacts = orderedFacts.size();
+  o.sideCondition = id == CheckId::Alignment || (currentOp && currentOp->hasAttr(kRewriteAttr));
   obligations.push_back(std::move(o));
 }
 
@@ -283,6 +284,17 @@ void SymExec::run() {
   entryState = state;
   intervalStart = state;
   execBlock(body);
+  if (sideConditionsOnly) {
+    // What the rewrite's own ops and claims need; the rest follows from the
+    // proof of the kernel it refines.
+    std::vector<Obligation> kept;
+    for (Obligation &o : obligations)
+      if (o.sideCondition || o.lemma || !o.unsupported.empty())
+        kept.push_back(std::move(o));
+    obligations = std::move(kept);
+    splitKernelObligations();
+    return;
+  }
   if (unsupportedReason.empty())
     finalChecks();
   splitKernelObligations();

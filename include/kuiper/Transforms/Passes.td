@@ -38,8 +38,12 @@ def KuiperVectorize : Pass<"kuiper-vectorize", "mlir::ModuleOp"> {
     thread runs the source's code. The kernel gets
     `kuiper.elements_per_thread = V`, or `kuiper.not_vectorized = "why"`.
 
-    The result is not trusted: `kuiperc` verifies it again (alignment claims
-    included) and lowers it only if every check is proven.
+    The ops the rewrite creates are marked `kuiper.rewrite`; where the body
+    has no loop the kernel is marked `kuiper.refines`: it refines the kernel
+    as written wherever those ops' obligations and its alignment claims hold
+    (docs/lowering.md). The result is not trusted: `kuiperc` proves those side
+    conditions (or, without `kuiper.refines`, the whole rewritten kernel
+    again) and lowers it only if every check is proven.
   }];
   let options = [
     Option<"vectorBytes", "vector-bytes", "unsigned", /*default=*/"16",

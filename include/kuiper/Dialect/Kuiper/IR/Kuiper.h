@@ -41,6 +41,13 @@ unsigned getRank(mlir::Type memoryType);
 ShapeOp findShape(KernelOp kernel, mlir::Value buffer);
 /// Whether `op` is a specification op (erased before code generation).
 inline bool isSpecOnly(mlir::Operation *op) { return op->hasTrait<SpecOnly>(); }
+
+/// On a kernel rewritten by --kuiper-vectorize: the rewrite refines the kernel
+/// as written wherever the obligations of its own ops hold (docs/verification.md,
+/// "Vector code"), so a verified source needs only those checked again.
+inline constexpr llvm::StringLiteral kRefinesAttr = "kuiper.refines";
+/// On the ops such a rewrite created (and its launch, whose grid it changed).
+inline constexpr llvm::StringLiteral kRewriteAttr = "kuiper.rewrite";
 } // namespace kuiper
 
 #endif
