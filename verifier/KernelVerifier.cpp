@@ -255,7 +255,9 @@ KernelReport KernelVerifier::run() {
   KernelReport report;
   report.name = kernel.getSymName().str();
   // Tearing a large context down takes long; a tool about to exit may skip it.
-  auto *context = new z3::context;
+  z3::context *context = opts.contextPool && sideConditionsOnly() ? opts.contextPool->take() : nullptr;
+  if (!context)
+    context = new z3::context;
   try {
     verifyInMode(*context, FloatMode::Exact, report);
     // The proof over the reals first assumes the exact barrier contracts as
@@ -273,7 +275,9 @@ KernelReport KernelVerifier::run() {
     c.message = std::string("solver error: ") + e.msg();
     report.checks.push_back(c);
   }
-  if (opts.releaseMemory)
+  if (opts.contextPool)
+    opts.contextPool->give(context);
+  else if (opts.releaseMemory)
     delete context;
   report.trusted.assign(trusted.begin(), trusted.end());
   report.verdict = verdictOf(report.checks);
@@ -828,6 +832,30 @@ void KernelVerifier::counterexample(z3::context &z, SymExec &ex, Obligation &o,
 }
 
 } // namespace kuiper::verifier
+
+SolverContextPool::~SolverContextPool() {
+  if (releaseMemory)
+    for (z3::context *c : contexts)
+      delete c;
+}
+
+z3::context *SolverContextPool::take() {
+  std::lock_guard<std::mutex> lock(mutex);
+  if (contexts.empty())
+    return nullptr;
+  z3::context *c = contexts.back();
+  contexts.pop_back();
+  return c;
+}
+
+void SolverContextPool::give(z3::context *c) {
+  std::lock_guard<std::mutex> lock(mutex);
+  // The latest only: a module of many kernels does not keep all their terms.
+  if (!contexts.empty() && releaseMemory)
+    for (z3::context *old : contexts)
+      delete old;
+  contexts.assign(1, c);
+}
 
 Report kuiper::verifyModule(ModuleOp module, const VerifyOptions &opts) {
   Report report;

@@ -7,9 +7,39 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
+#include <mutex>
 #include <string>
+#include <vector>
+
+namespace z3 {
+class context;
+} // namespace z3
 
 namespace kuiper {
+
+/// Z3 contexts a kernel's proof is done with, kept for the side conditions of
+/// its refinements (VerifyOptions::refinementSideConditions): creating one
+/// costs milliseconds (7 to 10 on the 2-core machine), more than those few
+/// small queries. A proof of a kernel as written always gets a fresh context,
+/// so its verdicts are those it would have alone. Deletes what it holds, or
+/// leaves it to process exit (releaseMemory false).
+class SolverContextPool {
+public:
+  explicit SolverContextPool(bool releaseMemory) : releaseMemory(releaseMemory) {}
+  ~SolverContextPool();
+  SolverContextPool(const SolverContextPool &) = delete;
+  SolverContextPool &operator=(const SolverContextPool &) = delete;
+  /// A kept context, or null.
+  z3::context *take();
+  /// Keeps `c` (done with) for a later take(), in place of any kept before.
+  void give(z3::context *c);
+
+private:
+  bool releaseMemory;
+  std::mutex mutex;
+  std::vector<z3::context *> contexts;
+};
 
 /// Z3 resource units per second of solving on the reference 2-core machine:
 /// `--timeout S` becomes a resource limit of S times this, so that verdicts do
@@ -47,6 +77,9 @@ struct VerifyOptions {
   /// of its vector accesses. Set by the driver for a rewrite of a kernel it has
   /// verified; never for a kernel as written.
   bool refinementSideConditions = false;
+  /// Where set, the contexts of finished proofs are kept here, and side
+  /// conditions are proven in one of them (see SolverContextPool).
+  std::shared_ptr<SolverContextPool> contextPool;
 };
 
 namespace verifier {

@@ -337,6 +337,10 @@ Result<Module> compile(const std::string &source, const std::string &path,
     vopts.useCache = opts.useCache;
     vopts.keepSMT = opts.keepSMT;
     vopts.releaseMemory = opts.releaseSolverMemory;
+    // The rewrites' side conditions are proven in a context of the proof of
+    // their source (a new one costs more than they do).
+    if (opts.vectorize)
+      vopts.contextPool = std::make_shared<SolverContextPool>(opts.releaseSolverMemory);
     // A kernel whose proof may take long is run on the CPU executor first: a
     // failure a run shows is reported at once, with the run, unsolved.
     std::unique_ptr<Module> runnable;
