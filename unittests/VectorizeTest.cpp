@@ -32,6 +32,18 @@ Module compileExample(const std::string &file, bool vectorize) {
   return std::move(*m);
 }
 
+/// Runs `kernel` of `m` on the CPU executor with `args` (y among them) and
+/// returns its y (n elements); the run must succeed without a violation.
+std::vector<float> runForY(const Module &m, const std::string &kernel, Args &args, int n) {
+  Result<ExecResult> r = Executor().run(m, kernel, args);
+  EXPECT_TRUE(r) << (r ? "" : r.error().message);
+  EXPECT_TRUE(r && r->violations.empty());
+  std::vector<float> y(n);
+  for (int i = 0; i < n; ++i)
+    y[i] = float(args.buffer("y")->get(i));
+  return y;
+}
+
 /// y of `kernel` for x = a deterministic mix of signs, NaN and infinities.
 std::vector<float> run(const Module &m, const std::string &kernel, int n,
                        int64_t *grid = nullptr) {
@@ -44,19 +56,12 @@ std::vector<float> run(const Module &m, const std::string &kernel, int n,
     args.setFloat("alpha", 1.0);
   args.setBuffer("x", HostBuffer::f32(x));
   args.setBuffer("y", HostBuffer::f32(std::vector<float>(n, 42.0f)));
-  Executor exec;
   if (grid) {
-    Result<LaunchInfo> info = exec.describe(m, kernel, args);
+    Result<LaunchInfo> info = Executor().describe(m, kernel, args);
     EXPECT_TRUE(info);
     *grid = info ? info->grid[0] : -1;
   }
-  Result<ExecResult> r = exec.run(m, kernel, args);
-  EXPECT_TRUE(r) << (r ? "" : r.error().message);
-  EXPECT_TRUE(r && r->violations.empty());
-  std::vector<float> y(n);
-  for (int i = 0; i < n; ++i)
-    y[i] = float(args.buffer("y")->get(i));
-  return y;
+  return runForY(m, kernel, args, n);
 }
 
 /// Bitwise equality (NaNs included).
@@ -140,13 +145,7 @@ kernel clampgather(in x: f32[n], in idx: i32[n], out y: f32[n], n: i32)
       args.setBuffer("x", HostBuffer::f32(x));
       args.setBuffer("idx", HostBuffer::i32(idx));
       args.setBuffer("y", HostBuffer::f32(std::vector<float>(n, 42.0f)));
-      Result<ExecResult> r = Executor().run(m, "clampgather", args);
-      EXPECT_TRUE(r) << (r ? "" : r.error().message);
-      EXPECT_TRUE(r && r->violations.empty());
-      std::vector<float> y(n);
-      for (int i = 0; i < n; ++i)
-        y[i] = float(args.buffer("y")->get(i));
-      return y;
+      return runForY(m, "clampgather", args, n);
     };
     expectSame(runOnce(scalar), runOnce(vector));
   }
