@@ -422,7 +422,7 @@ FailureOr<Plan> match(KernelOp kernel, unsigned vectorBytes, std::string &why) {
 }
 
 /// Whether the rewrite of `plan` refines the kernel as written wherever the
-/// obligations of its own ops hold (docs/verification.md, "Vector code"). The
+/// obligations of its own ops hold (docs/lowering.md, "a proven refinement"). The
 /// argument needs, beyond what match() checks, that the body always runs to
 /// its end once entered: a load moved before a loop that never ends would run
 /// where the source never reaches it. A body with a loop is verified again in

@@ -43,8 +43,8 @@ ShapeOp findShape(KernelOp kernel, mlir::Value buffer);
 inline bool isSpecOnly(mlir::Operation *op) { return op->hasTrait<SpecOnly>(); }
 
 /// On a kernel rewritten by --kuiper-vectorize: the rewrite refines the kernel
-/// as written wherever the obligations of its own ops hold (docs/verification.md,
-/// "Vector code"), so a verified source needs only those checked again.
+/// as written wherever the obligations of its own ops hold (docs/lowering.md,
+/// "a proven refinement"), so a verified source needs only those checked again.
 inline constexpr llvm::StringLiteral kRefinesAttr = "kuiper.refines";
 /// On the ops such a rewrite created (and its launch, whose grid it changed).
 inline constexpr llvm::StringLiteral kRewriteAttr = "kuiper.rewrite";
