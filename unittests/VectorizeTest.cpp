@@ -99,7 +99,7 @@ TEST(Vectorize, GridStrideKernelComputesTheSame) {
 /// A body with function-local variables, branches and a gather: the
 /// rewrite is a proven refinement (its side conditions alone are checked), each
 /// logical thread has its own locals, and the result is the source's, bit for bit.
-TEST(Vectorize, RefinementWithLocalsAndEarlyReturnComputesTheSame) {
+TEST(Vectorize, RefinementWithLocalsAndGatherComputesTheSame) {
   const char *source = R"(
 kernel clampgather(in x: f32[n], in idx: i32[n], out y: f32[n], n: i32)
   launch block(128) grid(cdiv(n, 128))

@@ -21,6 +21,7 @@
 #include <cstdio>
 #include <set>
 #include <unordered_map>
+#include <utility>
 
 #define DEBUG_TYPE "kuiper-verify"
 
@@ -835,26 +836,20 @@ void KernelVerifier::counterexample(z3::context &z, SymExec &ex, Obligation &o,
 
 SolverContextPool::~SolverContextPool() {
   if (releaseMemory)
-    for (z3::context *c : contexts)
-      delete c;
+    delete kept;
 }
 
 z3::context *SolverContextPool::take() {
   std::lock_guard<std::mutex> lock(mutex);
-  if (contexts.empty())
-    return nullptr;
-  z3::context *c = contexts.back();
-  contexts.pop_back();
-  return c;
+  return std::exchange(kept, nullptr);
 }
 
 void SolverContextPool::give(z3::context *c) {
   std::lock_guard<std::mutex> lock(mutex);
   // The latest only: a module of many kernels does not keep all their terms.
-  if (!contexts.empty() && releaseMemory)
-    for (z3::context *old : contexts)
-      delete old;
-  contexts.assign(1, c);
+  if (releaseMemory)
+    delete kept;
+  kept = c;
 }
 
 Report kuiper::verifyModule(ModuleOp module, const VerifyOptions &opts) {

@@ -10,7 +10,6 @@
 #include <memory>
 #include <mutex>
 #include <string>
-#include <vector>
 
 namespace z3 {
 class context;
@@ -38,7 +37,7 @@ public:
 private:
   bool releaseMemory;
   std::mutex mutex;
-  std::vector<z3::context *> contexts;
+  z3::context *kept = nullptr;
 };
 
 /// Z3 resource units per second of solving on the reference 2-core machine:
