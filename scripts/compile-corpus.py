@@ -6,10 +6,47 @@ Prints one line per file and exits non-zero if any file fails. Without ptxas it
 prints "skipped: no ptxas" and succeeds (the lowering itself is still exercised).
 Files whose `// EXPECT:` line says `unsupported` (known not to be accepted yet) are
 listed as skipped; if one compiles, that is a failure (its EXPECT line is stale)."""
+import json
 import os
 import subprocess
 import sys
 import tempfile
+
+BATCH = 16  # files per kuiperc process: start-up is paid once per batch
+
+
+def compile_all(kuiperc, arch, files, tmp):
+    """Yields (file, exit status, stderr) for every file, each compiled to
+    tmp/BASENAME.ptx. Files of one directory (their base names differ) go to kuiperc
+    in batches; a batch whose process dies is compiled again one file per process, so
+    that the file responsible is the one reported."""
+    if os.sep in kuiperc:
+        kuiperc = os.path.abspath(kuiperc)  # it runs in tmp
+    groups = {}
+    for f in files:
+        groups.setdefault(os.path.dirname(f), []).append(f)
+    for group in groups.values():
+        for i in range(0, len(group), BATCH):
+            batch = [os.path.abspath(f) for f in group[i:i + BATCH]]
+            entries = None
+            if len(batch) > 1:
+                p = subprocess.run([kuiperc, *batch, "--no-verify", "--arch", arch,
+                                    "--report", "json"], cwd=tmp, capture_output=True,
+                                   text=True, timeout=300 * len(batch))
+                try:
+                    entries = json.loads(p.stdout)["files"]
+                    if [e["file"] for e in entries] != batch:
+                        entries = None
+                except (ValueError, KeyError, TypeError):
+                    entries = None
+            if entries is not None:
+                for e in entries:
+                    yield e["file"], e["exit_status"], e.get("error", p.stderr)
+                continue
+            for f in batch:
+                q = subprocess.run([kuiperc, f, "--no-verify", "--arch", arch], cwd=tmp,
+                                   capture_output=True, text=True, timeout=300)
+                yield f, q.returncode, q.stderr
 
 
 def main():
@@ -29,23 +66,21 @@ def main():
     failures = 0
     skipped = 0
     with tempfile.TemporaryDirectory() as tmp:
-        for f in files:
+        for f, code, stderr in compile_all(kuiperc, arch, files, tmp):
             out = os.path.join(tmp, os.path.basename(f)[:-3] + ".ptx")
-            p = subprocess.run([kuiperc, f, "--no-verify", "--arch", arch, "-o", out],
-                               capture_output=True, text=True, timeout=300)
             with open(f, errors="replace") as src:
                 unsupported = "// EXPECT: unsupported" in src.read()
             if unsupported:
-                if p.returncode == 2:
+                if code == 2:
                     skipped += 1
                     print(f"skipped (EXPECT: unsupported) {f}")
                 else:
                     failures += 1
-                    print(f"FAIL {f}: EXPECT says unsupported, kuiperc exit {p.returncode}")
+                    print(f"FAIL {f}: EXPECT says unsupported, kuiperc exit {code}")
                 continue
-            if p.returncode != 0:
+            if code != 0:
                 failures += 1
-                print(f"FAIL kuiperc {f} (exit {p.returncode})\n{p.stderr}")
+                print(f"FAIL kuiperc {f} (exit {code})\n{stderr}")
                 continue
             q = subprocess.run([ptxas, f"--gpu-name={arch}", out, "-o", os.devnull],
                                capture_output=True, text=True, timeout=300)

@@ -213,7 +213,9 @@ std::string Report::toJSON() const {
 // SARIF 2.1.0
 //===----------------------------------------------------------------------===//
 
-std::string Report::toSARIF() const {
+std::string Report::toSARIF() const { return toSARIF({*this}); }
+
+std::string Report::toSARIF(const std::vector<Report> &reports) {
   const std::vector<CheckId> &rules = allChecks(); // in enum order
   auto ruleIndex = [](CheckId id) { return static_cast<size_t>(id); };
 
@@ -249,55 +251,57 @@ std::string Report::toSARIF() const {
   w.close('}');
   w.key("results");
   w.open('[');
-  for (const auto &k : kernels)
-    for (const auto &c : k.checks) {
-      if (!isFailure(c))
-        continue;
-      std::string text = "kernel " + k.name + ": " + c.message;
-      if (c.status != CheckStatus::Failed)
-        text += std::string(" (not proven: ") + statusName(c.status) + ")";
-      if (!c.counterexample.empty()) {
-        text += "; counterexample:";
-        for (const auto &[name, value] : c.counterexample)
-          text += " " + name + " = " + value;
-      }
-      if (!c.explanation.empty())
-        text += "; " + c.explanation;
-      if (c.confirmed)
-        text += (*c.confirmed ? "; confirmed by replay" : "; replay") +
-                (c.observed.empty() ? std::string() : ": " + c.observed);
-      w.key("");
-      w.open('{');
-      w.field("ruleId", quote(checkName(c.id)));
-      w.field("ruleIndex", std::to_string(ruleIndex(c.id)));
-      w.field("level", quote(c.status == CheckStatus::Failed ? "error" : "warning"));
-      w.key("message");
-      w.open('{');
-      w.field("text", quote(text));
-      w.close('}');
-      w.key("locations");
-      w.open('[');
-      w.key("");
-      w.open('{');
-      w.key("physicalLocation");
-      w.open('{');
-      w.key("artifactLocation");
-      w.open('{');
-      w.field("uri", quote(c.file.empty() ? file : c.file));
-      w.close('}');
-      if (c.line > 0) {
-        w.key("region");
+  for (const Report &report : reports) {
+    for (const auto &k : report.kernels)
+      for (const auto &c : k.checks) {
+        if (!isFailure(c))
+          continue;
+        std::string text = "kernel " + k.name + ": " + c.message;
+        if (c.status != CheckStatus::Failed)
+          text += std::string(" (not proven: ") + statusName(c.status) + ")";
+        if (!c.counterexample.empty()) {
+          text += "; counterexample:";
+          for (const auto &[name, value] : c.counterexample)
+            text += " " + name + " = " + value;
+        }
+        if (!c.explanation.empty())
+          text += "; " + c.explanation;
+        if (c.confirmed)
+          text += (*c.confirmed ? "; confirmed by replay" : "; replay") +
+                  (c.observed.empty() ? std::string() : ": " + c.observed);
+        w.key("");
         w.open('{');
-        w.field("startLine", std::to_string(c.line));
-        if (c.col > 0)
-          w.field("startColumn", std::to_string(c.col));
+        w.field("ruleId", quote(checkName(c.id)));
+        w.field("ruleIndex", std::to_string(ruleIndex(c.id)));
+        w.field("level", quote(c.status == CheckStatus::Failed ? "error" : "warning"));
+        w.key("message");
+        w.open('{');
+        w.field("text", quote(text));
+        w.close('}');
+        w.key("locations");
+        w.open('[');
+        w.key("");
+        w.open('{');
+        w.key("physicalLocation");
+        w.open('{');
+        w.key("artifactLocation");
+        w.open('{');
+        w.field("uri", quote(c.file.empty() ? report.file : c.file));
+        w.close('}');
+        if (c.line > 0) {
+          w.key("region");
+          w.open('{');
+          w.field("startLine", std::to_string(c.line));
+          if (c.col > 0)
+            w.field("startColumn", std::to_string(c.col));
+          w.close('}');
+        }
+        w.close('}');
+        w.close('}');
+        w.close(']');
         w.close('}');
       }
-      w.close('}');
-      w.close('}');
-      w.close(']');
-      w.close('}');
-    }
+  }
   w.close(']');
   w.close('}');
   w.close(']');

@@ -13,6 +13,9 @@
 #include "llvm/Support/Error.h"
 
 #include <algorithm>
+#include <chrono>
+#include <map>
+#include <optional>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -32,13 +35,16 @@ namespace {
 enum ExitCode { Verified = 0, CheckFailed = 1, Malformed = 2, Internal = 3 };
 
 const char *const kUsage =
-    "usage: kuiperc FILE.kp [options]\n"
+    "usage: kuiperc FILE.kp... [options]\n"
     "\n"
     "Verifies the kernels of FILE.kp and, only if every check is proven, emits PTX.\n"
+    "Several files are compiled one after the other, each on its own (with\n"
+    "--verify-only, or each to its basename with .ptx); the exit status is the\n"
+    "worst of theirs.\n"
     "\n"
     "options:\n"
     "  -o OUT                 output file ('-' for stdout; default: FILE's basename\n"
-    "                         with .ptx, in the current directory)\n"
+    "                         with .ptx, in the current directory); one input only\n"
     "  --verify-only          verify and report, emit nothing\n"
     "  --no-verify            emit without verifying (the output and report say so)\n"
     "  --arch ARCH            sm_75, sm_80, sm_86, sm_89 or sm_90 (default sm_80)\n"
@@ -71,8 +77,26 @@ const char *const kUsage =
     "exit status: 0 verified (and emitted), 1 a check failed or is unknown,\n"
     "             2 malformed input or command line, 3 internal error\n";
 
+/// What one input file of several came to, for the one JSON or SARIF document
+/// printed at the end.
+struct FileOutcome {
+  std::string file;
+  int status = 0;
+  double timeMs = 0;
+  std::optional<Report> report;
+  std::string error; // the diagnostics when no report was produced
+};
+
 struct Options {
+  std::vector<std::string> inputs;
+  /// The input being compiled.
   std::string input;
+  /// With several inputs and --report json/sarif: where the report goes
+  /// instead of being printed.
+  FileOutcome *collect = nullptr;
+  /// Whether the process exits once this input is done (its solver memory
+  /// need not be given back).
+  bool lastInput = true;
   std::string output;
   bool verifyOnly = false;
   bool noVerify = false;
@@ -219,17 +243,26 @@ int parseArgs(int argc, char **argv, Options &o) {
     } else if (!a.empty() && a[0] == '-') {
       return usageError("unknown option '" + args[i] + "'");
     } else {
-      if (!o.input.empty())
-        return usageError("more than one input file ('" + o.input + "' and '" + a + "')");
-      o.input = a;
+      o.inputs.push_back(a);
     }
   }
-  if (o.input.empty())
+  if (o.inputs.empty())
     return usageError("no input file");
+  o.input = o.inputs.front();
   if (o.verifyOnly && o.noVerify)
     return usageError("--verify-only and --no-verify contradict each other");
   if (o.verifyOnly && !o.output.empty())
     return usageError("--verify-only emits nothing; -o makes no sense with it");
+  if (o.inputs.size() > 1) {
+    if (!o.output.empty())
+      return usageError("-o names one output, but there are " +
+                        std::to_string(o.inputs.size()) +
+                        " input files (without -o each goes to its basename with .ptx)");
+    if (o.emit != "ptx")
+      return usageError("--emit " + o.emit + " writes on stdout: give one input file");
+    if (o.launch)
+      return usageError("--launch prints on stdout: give one input file");
+  }
   return -1;
 }
 
@@ -268,6 +301,10 @@ bool writeOutput(const std::string &path, const std::string &text) {
 /// Prints the report: text on stderr, JSON and SARIF on stdout (on stderr if
 /// the compiled output itself goes to stdout).
 void printReport(const Options &o, const Report &report, bool outputOnStdout) {
+  if (o.collect && o.report != "text") {
+    o.collect->report = report;
+    return;
+  }
   std::ostream &json = outputOnStdout ? std::cerr : std::cout;
   if (o.report == "json")
     json << report.toJSON();
@@ -463,7 +500,7 @@ int run(const Options &o) {
   copts.useCache = !o.noCache;
   copts.replay = !o.noReplay;
   copts.failFast = o.failFast;
-  copts.releaseSolverMemory = false; // the process exits right after
+  copts.releaseSolverMemory = !o.lastInput;
   copts.keepSMT = o.emit == "smt";
   copts.verify = !o.noVerify && o.emit != "mlir";
   copts.emitPTX = o.emit == "ptx" && !o.verifyOnly;
@@ -471,15 +508,14 @@ int run(const Options &o) {
   copts.vectorize = !o.noVectorize && !o.verifyOnly &&
                     oneOf(o.emit, {"ptx", "llvm", "lowered-mlir"});
 
-  if (o.noVerify)
-    std::cerr << "warning: verification skipped (--no-verify): nothing was verified\n";
-
   Compiler compiler(copts);
   Result<Module> result = compiler.compileFile(o.input);
   if (!result) {
     std::cerr << result.error().message;
     if (!result.error().message.empty() && result.error().message.back() != '\n')
       std::cerr << "\n";
+    if (o.collect)
+      o.collect->error = result.error().message;
     return result.error().code == CheckFailed ? CheckFailed
            : result.error().code == Malformed ? Malformed
                                                : Internal;
@@ -489,6 +525,80 @@ int run(const Options &o) {
   if (status == Verified && o.launch)
     return printLaunches(module, o);
   return status;
+}
+
+/// `text`, a JSON value, indented by `indent` more spaces after its first line.
+std::string indented(std::string text, const std::string &indent) {
+  while (!text.empty() && text.back() == '\n')
+    text.pop_back();
+  std::string out;
+  for (char c : text) {
+    out += c;
+    if (c == '\n')
+      out += indent;
+  }
+  return out;
+}
+
+/// Several input files: each is compiled on its own, in order (a fresh
+/// compiler, context and solver state per file, as separate runs would have;
+/// only the process start-up is shared). Text reports and diagnostics go to
+/// stderr as each file finishes; JSON and SARIF are one document at the end.
+/// The exit status is the worst file's (3 > 2 > 1 > 0).
+int runMany(const Options &o) {
+  if (!o.verifyOnly) {
+    std::map<std::string, std::string> outputs;
+    for (const std::string &f : o.inputs) {
+      Options fo = o;
+      fo.input = f;
+      auto [it, fresh] = outputs.emplace(outputPath(fo), f);
+      if (!fresh)
+        return usageError("'" + it->second + "' and '" + f + "' would both be written to '" +
+                          it->first + "': compile them in separate runs");
+    }
+  }
+  std::vector<FileOutcome> outcomes(o.inputs.size());
+  int worst = Verified;
+  for (size_t i = 0; i < o.inputs.size(); ++i) {
+    Options fo = o;
+    fo.input = o.inputs[i];
+    fo.collect = &outcomes[i];
+    fo.lastInput = i + 1 == o.inputs.size();
+    if (o.report == "text")
+      std::cerr << "== " << fo.input << "\n";
+    outcomes[i].file = fo.input;
+    auto start = std::chrono::steady_clock::now();
+    outcomes[i].status = run(fo);
+    outcomes[i].timeMs =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+            .count();
+    worst = std::max(worst, outcomes[i].status);
+  }
+  if (o.report == "json") {
+    std::ostringstream js;
+    js << "{\n  \"files\": [";
+    for (size_t i = 0; i < outcomes.size(); ++i) {
+      const FileOutcome &f = outcomes[i];
+      char ms[32];
+      std::snprintf(ms, sizeof(ms), "%.1f", f.timeMs);
+      js << (i ? ",\n" : "\n") << "    {\"file\": " << jsonQuote(f.file)
+         << ", \"exit_status\": " << f.status << ", \"time_ms\": " << ms;
+      if (f.report)
+        js << ",\n      \"report\": " << indented(f.report->toJSON(), "      ");
+      else
+        js << ", \"error\": " << jsonQuote(f.error);
+      js << "}";
+    }
+    js << "\n  ],\n  \"verified\": " << (worst == Verified ? "true" : "false") << "\n}\n";
+    std::cout << js.str();
+  } else if (o.report == "sarif") {
+    std::vector<Report> reports;
+    for (const FileOutcome &f : outcomes)
+      if (f.report)
+        reports.push_back(*f.report);
+    std::cout << Report::toSARIF(reports);
+  }
+  return worst;
 }
 
 } // namespace
@@ -538,5 +648,7 @@ int main(int argc, char **argv) {
   int status = parseArgs(argc, argv, o);
   if (status >= 0)
     return status;
-  return run(o);
+  if (o.noVerify)
+    std::cerr << "warning: verification skipped (--no-verify): nothing was verified\n";
+  return o.inputs.size() == 1 ? run(o) : runMany(o);
 }
