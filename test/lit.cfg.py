@@ -33,7 +33,10 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", "/usr/lib/llvm-22/bin", append_path=True)
 llvm_config.with_environment("PATH", config.kuiper_tools_dir, append_path=True)
 
-python = config.python_executable or sys.executable or "python3"
+# The interpreter that runs lit itself: a real binary. CMake's choice may be a
+# version manager's shim (pyenv's costs 0.3 s per start, against 0.04 s).
+python = sys.executable or config.python_executable or "python3"
+config.python_executable = python
 src = config.kuiper_src_root
 tool = lambda name: os.path.join(config.kuiper_tools_dir, name)
 
