@@ -428,6 +428,11 @@ z3::expr SymExec::floatOp(Operation &op) {
     } else {
       z3::expr nan = z3::expr(z, Z3_mk_fpa_is_nan(z, a)) || z3::expr(z, Z3_mk_fpa_is_nan(z, b));
       z3::expr eq = z3::expr(z, Z3_mk_fpa_eq(z, a, b));
+      // A value compared with itself (`v != v`, C's isnan idiom) is a NaN
+      // test: the same term as the spec's NaN cases (argmax/argmin, min/max
+      // folds), so that a kernel written that way matches them as a term.
+      if (z3::eq(a, b))
+        eq = !z3::expr(z, Z3_mk_fpa_is_nan(z, a));
       switch (c.getPredicate()) {
       case P::OEQ: return inSpec ? (a == b || eq) : eq;
       case P::UEQ: return eq || nan;

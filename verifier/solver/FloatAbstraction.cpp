@@ -1,6 +1,7 @@
 //===- FloatAbstraction.cpp - Floating point as uninterpreted functions ---===//
 #include "verifier/solver/Solver.h"
 
+#include <cstdint>
 #include <functional>
 #include <map>
 
@@ -11,26 +12,37 @@ std::optional<z3::expr_vector> kuiper::solver::abstractFloats(z3::context &c,
                                                              const z3::expr_vector &in) {
   std::map<unsigned, z3::expr> memo;
   bool any = false, quant = false;
-  std::map<unsigned, std::string> keys;
-  std::function<std::string(const z3::expr &, int)> shapeKey = [&](const z3::expr &e,
-                                                                  int depth) -> std::string {
+  // The shape of a term to depth 8, integer subterms left out, as a hash:
+  // memoized per (term, depth), so that its cost is linear in the DAG. (A
+  // key string per term grew with the term's unfolding: an unrolled argmax
+  // whose accumulator is in each step's condition and both branches took
+  // 8 GB and minutes here, out of reach of the solver's limits.)
+  std::map<std::pair<unsigned, int>, uint64_t> shapes;
+  auto mix = [](uint64_t h, uint64_t v) {
+    h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+    return h;
+  };
+  auto textHash = [](const std::string &text) {
+    uint64_t h = 1469598103934665603ULL; // FNV-1a: the same from run to run
+    for (unsigned char ch : text)
+      h = (h ^ ch) * 1099511628211ULL;
+    return h;
+  };
+  std::function<uint64_t(const z3::expr &, int)> shapeKey = [&](const z3::expr &e,
+                                                               int depth) -> uint64_t {
     if (e.is_int() || e.is_real())
-      return "_";
+      return 1;
     if (depth > 8 || !e.is_app())
-      return "?";
-    unsigned id = Z3_get_ast_id(c, e);
-    auto it = keys.find(id);
-    if (it != keys.end())
+      return 2;
+    auto key = std::make_pair(Z3_get_ast_id(c, e), depth);
+    auto it = shapes.find(key);
+    if (it != shapes.end())
       return it->second;
-    std::string key = e.num_args() == 0 ? e.to_string() : e.decl().name().str();
-    if (e.num_args() > 0) {
-      key += "(";
-      for (unsigned i = 0; i < e.num_args(); ++i)
-        key += (i ? "," : "") + shapeKey(e.arg(i), depth + 1);
-      key += ")";
-    }
-    keys.emplace(id, key);
-    return key;
+    uint64_t h = textHash(e.num_args() == 0 ? e.to_string() : e.decl().name().str());
+    for (unsigned i = 0; i < e.num_args(); ++i)
+      h = mix(h, shapeKey(e.arg(i), depth + 1));
+    shapes.emplace(key, h);
+    return h;
   };
   std::function<z3::expr(const z3::expr &)> go = [&](const z3::expr &e) -> z3::expr {
     if (e.is_quantifier()) {
@@ -67,7 +79,7 @@ std::optional<z3::expr_vector> kuiper::solver::abstractFloats(z3::context &c,
       // subterms (indices, which may be equal without being the same term)
       // left out, then AST ids.
       auto before = [&](const z3::expr &x, const z3::expr &y) {
-        std::string kx = shapeKey(x, 0), ky = shapeKey(y, 0);
+        uint64_t kx = shapeKey(x, 0), ky = shapeKey(y, 0);
         return kx != ky ? kx < ky : Z3_get_ast_id(c, x) < Z3_get_ast_id(c, y);
       };
       if ((k == Z3_OP_FPA_ADD || k == Z3_OP_FPA_MUL || k == Z3_OP_FPA_EQ) && kept.size() == 2 &&
