@@ -36,11 +36,24 @@ void SymExec::execIf(scf::IfOp op) {
       ys.push_back(get(v));
   };
   std::vector<z3::expr> thenYs, elseYs;
+  auto stateBefore = state, startBefore = intervalStart;
   runBranch(op.getThenRegion(), c, thenYs);
   z3::expr thenFacts = factsSince(facts, savedFacts);
   auto thenLocals = locals;
   unsigned iThen = interval;
   z3::expr dThen = dynInterval, wThen = warpPhase;
+  // Where the then branch passed barriers (so the block takes the branches
+  // uniformly, which the divergence check proves), a barrier replaced the
+  // memory state (by a merge, or by a contract's fresh arrays): the else
+  // branch starts from the state before the `if`, and the two are selected
+  // by the condition after it. (Without barriers each write is guarded by
+  // its branch's condition, and the else branch adds to the then branch's.)
+  auto thenState = state, thenStart = intervalStart;
+  bool selectStates = iThen != i0;
+  if (selectStates) {
+    state = stateBefore;
+    intervalStart = startBefore;
+  }
   locals = savedLocals;
   interval = i0;
   dynInterval = d0;
@@ -48,6 +61,25 @@ void SymExec::execIf(scf::IfOp op) {
   runBranch(op.getElseRegion(), !c, elseYs);
   z3::expr elseFacts = factsSince(facts, savedFacts);
   unsigned iElse = interval;
+  if (selectStates && iThen == iElse) {
+    auto select = [&](std::map<const void *, MemRef> &now,
+                      const std::map<const void *, MemRef> &then) {
+      for (auto &[mem, ref] : now) {
+        auto it = then.find(mem);
+        if (it == then.end() || it->second == ref)
+          continue;
+        auto node = std::make_shared<MemNode>();
+        node->kind = MemNode::Select;
+        node->id = nodeIds++;
+        node->cond = c;
+        node->alt = it->second;
+        node->prev = ref;
+        ref = node;
+      }
+    };
+    select(state, thenState);
+    select(intervalStart, thenStart);
+  }
   if (iThen != iElse) {
     // Only sound when the condition is not block-uniform, in which case the
     // barriers inside are reported as divergent. Never a silent pass.

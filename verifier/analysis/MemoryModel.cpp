@@ -141,6 +141,9 @@ z3::expr SymExec::read(const MemRef &m, const std::vector<z3::expr> &idx) {
     r = m->cond ? z3::ite(*m->cond, acc, read(m->prev, idx)) : acc;
     break;
   }
+  case MemNode::Select:
+    r = z3::ite(*m->cond, read(m->alt, idx), read(m->prev, idx));
+    break;
   }
   readMemo.emplace(k, *r);
   return *r;

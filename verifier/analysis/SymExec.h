@@ -135,8 +135,11 @@ struct Event {
 
 /// The state of one memory (buffer or shared array) as a chain of nodes.
 struct MemNode {
-  enum Kind { Base, Store, Merge } kind;
+  enum Kind { Base, Store, Merge, Select } kind;
   std::shared_ptr<MemNode> prev;
+  /// Select: after a uniform `if` whose branches pass barriers, `alt` where
+  /// `cond` (the branch condition) holds, `prev` elsewhere.
+  std::shared_ptr<MemNode> alt;
   // Base: f(block vars if perBlock, idx...)
   std::optional<z3::func_decl> fn;
   bool perBlock = false;
