@@ -1,6 +1,9 @@
 //===- ControlFlow.cpp - Conditionals and loops -----------------------------===//
 #include "verifier/analysis/SymExec.h"
 
+#include <algorithm>
+#include <functional>
+
 using namespace mlir;
 using namespace kuiper;
 using namespace kuiper::verifier;
@@ -295,7 +298,13 @@ void SymExec::execFor(ForOp op) {
   if (!perIter)
     for (const void *mem : ownElementOnly(op, written))
       havocked.erase(mem);
+  std::vector<ClearedFlag> flags = clearedFlags(op.getBody(), modified);
+  auto localsBefore = locals;
+  auto stateBefore = state;
+  size_t eventsBefore = events.size();
   havocLoop(modified, havocked, "loop");
+  for (ClearedFlag &f : flags)
+    f.atStart = locals.at(f.local);
   if (perIter) {
     interval++;
     intervalStart = state;
@@ -304,9 +313,11 @@ void SymExec::execFor(ForOp op) {
     dynInterval = dyn0 + iterVars[m] * z.int_val(*perIter);
   }
   pc = pc && iterRange[m];
+  z3::expr bodyPc = pc;
   assumeInvariants(k);
   set(op.getBody().front().getArgument(0), k);
   execBlock(op.getBody().front());
+  noteClearing(flags, bodyPc, savedFacts);
   if (perIter && unsupportedReason.empty() && interval - bodyInterval != (unsigned)*perIter) {
     unsupported(op, "the loop's iterations pass different numbers of barriers");
     return;
@@ -318,6 +329,7 @@ void SymExec::execFor(ForOp op) {
   pc = savedPc;
   facts = savedFacts;
   havocLoop(modified, written, "after_loop");
+  assumeCleared(flags, savedPc, savedFacts, localsBefore, stateBefore, eventsBefore);
   z3::expr span = hi - lo;
   if (perIter) {
     // After the loop: the interval the last iteration ends in. What the loop
@@ -330,6 +342,163 @@ void SymExec::execFor(ForOp op) {
   }
   z3::expr exitIv = z3::ite(hi <= lo, lo, lo + ((span + st - 1) / st) * st);
   assumeInvariants(exitIv);
+}
+
+/// The boolean locals of `modified` that every store in `body` (and in the
+/// loops and conditionals nested there) sets to the constant false.
+std::vector<SymExec::ClearedFlag> SymExec::clearedFlags(Region &body,
+                                                        const std::set<const void *> &modified) {
+  std::map<const void *, bool> onlyFalse;
+  body.walk([&](memref::StoreOp s) {
+    const void *k = key(s.getMemRef());
+    bool isFalse = false;
+    if (auto c = s.getValue().getDefiningOp<arith::ConstantOp>())
+      if (auto b = dyn_cast<BoolAttr>(c.getValue()))
+        isFalse = !b.getValue();
+      else if (auto i = dyn_cast<IntegerAttr>(c.getValue()))
+        isFalse = i.getType().isInteger(1) && i.getValue().isZero();
+    auto [it, fresh] = onlyFalse.emplace(k, isFalse);
+    if (!fresh)
+      it->second = it->second && isFalse;
+  });
+  std::vector<ClearedFlag> flags;
+  for (auto [k, clears] : onlyFalse)
+    if (clears && modified.count(k) && locals.count(k) && locals.at(k).is_bool())
+      flags.push_back({k, locals.at(k), std::nullopt, std::nullopt});
+  return flags;
+}
+
+/// After the body's one symbolic iteration: where that iteration clears each
+/// flag (its path condition, the facts it assumed, the flag set at its start
+/// and clear at its end).
+void SymExec::noteClearing(std::vector<ClearedFlag> &flags, const z3::expr &bodyPc,
+                           const z3::expr &savedFacts) {
+  if (flags.empty())
+    return;
+  z3::expr bodyFacts = factsSince(facts, savedFacts);
+  for (ClearedFlag &f : flags)
+    f.witness = bodyPc && bodyFacts && *f.atStart && !locals.at(f.local);
+}
+
+namespace {
+/// The uninterpreted constants and functions (by id) that terms mention.
+struct Symbols {
+  std::set<unsigned> seen, consts, decls;
+  void add(const z3::expr &e) {
+    if (!seen.insert(Z3_get_ast_id(e.ctx(), e)).second)
+      return;
+    if (e.is_quantifier()) {
+      add(e.body());
+      return;
+    }
+    if (!e.is_app())
+      return;
+    if (e.decl().decl_kind() == Z3_OP_UNINTERPRETED) {
+      if (e.num_args() == 0)
+        consts.insert(Z3_get_ast_id(e.ctx(), e));
+      else
+        decls.insert(Z3_get_func_decl_id(e.ctx(), e.decl()));
+    }
+    for (unsigned i = 0; i < e.num_args(); ++i)
+      add(e.arg(i));
+  }
+  bool has(const z3::expr &e) const {
+    return e.num_args() == 0 ? consts.count(Z3_get_ast_id(e.ctx(), e)) > 0
+                             : decls.count(Z3_get_func_decl_id(e.ctx(), e.decl())) > 0;
+  }
+  bool covers(const Symbols &o) const {
+    return std::includes(consts.begin(), consts.end(), o.consts.begin(), o.consts.end()) &&
+           std::includes(decls.begin(), decls.end(), o.decls.begin(), o.decls.end());
+  }
+};
+
+/// The maximal subterms of `e` (outside quantifiers) that are applications
+/// of uninterpreted symbols `outer` does not have; false if a quantifier of
+/// `e` mentions such a symbol (it cannot be renamed there).
+bool innerTerms(const z3::expr &e, const Symbols &outer, std::set<unsigned> &seen,
+                std::vector<z3::expr> &out) {
+  if (!seen.insert(Z3_get_ast_id(e.ctx(), e)).second)
+    return true;
+  if (e.is_quantifier()) {
+    Symbols q;
+    q.add(e);
+    return outer.covers(q);
+  }
+  if (!e.is_app())
+    return true;
+  if (e.decl().decl_kind() == Z3_OP_UNINTERPRETED && !outer.has(e)) {
+    out.push_back(e);
+    return true;
+  }
+  for (unsigned i = 0; i < e.num_args(); ++i)
+    if (!innerTerms(e.arg(i), outer, seen, out))
+      return false;
+  return true;
+}
+} // namespace
+
+/// After the loop: each flag is false only if it was false before or some
+/// iteration cleared it. That iteration is the body's symbolic one with
+/// every term of its own (the iteration, the locals and memory the loop
+/// havocs, anything created in the body) renamed apart, each to a fresh
+/// constant: the fact says such an iteration exists, which holds wherever
+/// the flag was cleared (renaming only weakens it), so it only removes states
+/// no run reaches: a `return` under `j > n` in `for j in 0..n` never runs,
+/// and the code after the loop has its writer.
+void SymExec::assumeCleared(const std::vector<ClearedFlag> &flags, const z3::expr &savedPc,
+                            const z3::expr &savedFacts,
+                            const std::unordered_map<const void *, z3::expr> &localsBefore,
+                            const std::map<const void *, MemRef> &stateBefore,
+                            size_t eventsBefore) {
+  if (flags.empty())
+    return;
+  // What the loop does not change: the symbols of the state before it.
+  Symbols outer;
+  outer.add(savedPc);
+  outer.add(savedFacts);
+  for (const z3::expr &v : threadVars)
+    outer.add(v);
+  for (auto &p : params)
+    outer.add(p.term);
+  for (auto &[k, v] : localsBefore)
+    outer.add(v);
+  for (size_t i = 0; i < eventsBefore && i < events.size(); ++i)
+    if (events[i]->value)
+      outer.add(*events[i]->value);
+  std::set<const MemNode *> visited;
+  std::function<void(const MemRef &)> walk = [&](const MemRef &n) {
+    if (!n || !visited.insert(n.get()).second)
+      return;
+    if (n->fn)
+      outer.decls.insert(Z3_get_func_decl_id(z, *n->fn));
+    walk(n->prev);
+    walk(n->alt);
+  };
+  for (auto &[mem, ref] : stateBefore)
+    walk(ref);
+  for (const ClearedFlag &f : flags) {
+    // Never set to true: after the loop it is its value before, unless an
+    // iteration cleared it.
+    z3::expr cleared = havoc("cleared_in_loop", z.bool_sort());
+    locals.erase(f.local);
+    locals.emplace(f.local, f.before && !cleared);
+    std::set<unsigned> seen;
+    std::vector<z3::expr> inner;
+    if (!f.witness || !innerTerms(*f.witness, outer, seen, inner))
+      continue;
+    // The clearing iteration's own terms, per thread (functions of its ids
+    // and enclosing iterations, as havocked values are).
+    z3::expr_vector from(z), to(z);
+    for (const z3::expr &t : inner) {
+      from.push_back(t);
+      to.push_back(havoc("clearing_iteration", t.get_sort()));
+    }
+    // Valid for every thread (one that cleared nothing has `cleared` false),
+    // so also assumed for the writers that coverage and postconditions name.
+    z3::expr fact = z3::implies(cleared, z3::expr(*f.witness).substitute(from, to));
+    facts = facts && fact;
+    threadFacts.push_back(fact);
+  }
 }
 
 /// The conjuncts added to `base` to make `now` (facts are only ever extended
@@ -368,18 +537,27 @@ void SymExec::execWhile(WhileOp op) {
   iterVars.push_back(z.int_const(("iter!" + std::to_string(freshIds++)).c_str()));
   iterRange.push_back(iterVars[m] >= 0);
   iterScope.push_back(m);
+  std::vector<ClearedFlag> flags = clearedFlags(op.getBody(), modified);
+  auto localsBefore = locals;
+  auto stateBefore = state;
+  size_t eventsBefore = events.size();
   havocLoop(modified, written, "loop");
+  for (ClearedFlag &f : flags)
+    f.atStart = locals.at(f.local);
   pc = pc && iterRange[m];
   invariants(false, "");
   execBlock(op.getCond().front());
   z3::expr c = get(cast<YieldOp>(op.getCond().front().getTerminator()).getValues()[0]);
   pc = pc && c;
+  z3::expr bodyPc = pc;
   execBlock(op.getBody().front());
+  noteClearing(flags, bodyPc, savedFacts);
   invariants(true, "after an iteration");
   iterScope.pop_back();
   pc = savedPc;
   facts = savedFacts;
   havocLoop(modified, written, "after_loop");
+  assumeCleared(flags, savedPc, savedFacts, localsBefore, stateBefore, eventsBefore);
   invariants(false, "");
   execBlock(op.getCond().front());
   // The loop has ended: its condition is false. A fact, not part of the path

@@ -616,6 +616,8 @@ z3::expr SymExec::covered(const Event &e, const std::vector<z3::expr> &from,
   for (auto &x : to)
     tt.push_back(x);
   c = c.substitute(f, tt);
+  for (const z3::expr &fact : threadFacts)
+    witnessFacts.push_back(z3::expr(fact).substitute(f, tt));
   for (size_t d = 0; d < target.size(); ++d)
     c = c && z3::expr(e.idx[d]).substitute(f, tt) == target[d];
   return c;

@@ -263,6 +263,9 @@ private:
   std::vector<z3::expr> iterRange;  ///< range constraint of each iteration var
   std::vector<z3::expr> iterStep;
   /// Valid arithmetic facts about the witnesses built since the last use.
+  /// Facts valid for every thread (in its ids and iterations), whatever it
+  /// did: instantiated, as witnessFacts, for each writer an obligation names.
+  std::vector<z3::expr> threadFacts;
   std::vector<z3::expr> witnessFacts;   ///< step of each `for` iteration var (0 for while)
   std::vector<unsigned> iterScope;  ///< iteration vars currently in scope
   /// Facts of the launch in the order they were found (solvers are sensitive
@@ -485,6 +488,23 @@ private:
                       const std::string &when);
   void havocLoop(const std::set<const void *> &modified, const std::set<const void *> &written,
                  const std::string &why);
+  /// A boolean local that a loop body only ever clears (stores `false` to):
+  /// how `return` inside a loop is lowered, the thread's "still running"
+  /// flag. After the loop it is false only where some iteration cleared it.
+  struct ClearedFlag {
+    const void *local;
+    z3::expr before;                 ///< its value before the loop
+    std::optional<z3::expr> atStart; ///< at the start of the body (havocked)
+    std::optional<z3::expr> witness; ///< an iteration of the body clears it
+  };
+  std::vector<ClearedFlag> clearedFlags(mlir::Region &body,
+                                        const std::set<const void *> &modified);
+  void noteClearing(std::vector<ClearedFlag> &flags, const z3::expr &bodyPc,
+                    const z3::expr &savedFacts);
+  void assumeCleared(const std::vector<ClearedFlag> &flags, const z3::expr &savedPc,
+                     const z3::expr &savedFacts,
+                     const std::unordered_map<const void *, z3::expr> &localsBefore,
+                     const std::map<const void *, MemRef> &stateBefore, size_t eventsBefore);
   z3::expr toUnsigned(z3::expr v, unsigned width);
   z3::expr toSigned(z3::expr v, unsigned width);
   std::map<mlir::Operation *, z3::expr> overrideLoad;
