@@ -610,6 +610,13 @@ CheckResult KernelVerifier::resultOf(z3::context &z, SymExec &ex, Obligation &o,
     c.message = "undecided: " + o.message + " (the kernel's verification budget of " +
                 std::to_string(int(opts.budgetSeconds)) + " s ran out; see --budget)";
     return c;
+  case solver::Answer::OutlastsBudget:
+    c.status = CheckStatus::Unknown;
+    c.attempted = false;
+    c.message = "undecided: " + o.message + " (its bit-precise float proof would outlast what " +
+                "is left of the kernel's verification budget of " +
+                std::to_string(int(opts.budgetSeconds)) + " s; see --budget)";
+    return c;
   case solver::Answer::Skipped:
     c.status = CheckStatus::Unknown;
     c.attempted = false;

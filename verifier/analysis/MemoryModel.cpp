@@ -1,5 +1,7 @@
 //===- MemoryModel.cpp - Memory states, writers and merges ------------------===//
 #include "verifier/analysis/SymExec.h"
+#include <algorithm>
+#include <cstdint>
 #include <functional>
 #include <numeric>
 
@@ -172,8 +174,146 @@ static bool mentions(const z3::expr &e, const std::vector<z3::expr> &vars) {
   return false;
 }
 
+/// The number of nodes of `e` unfolded as a tree, counted up to `cap`
+/// (linear in its DAG).
+static uint64_t treeSize(const z3::expr &e, uint64_t cap,
+                         std::unordered_map<unsigned, uint64_t> &memo) {
+  unsigned id = Z3_get_ast_id(e.ctx(), e);
+  if (auto it = memo.find(id); it != memo.end())
+    return it->second;
+  uint64_t n = 1;
+  if (e.is_app())
+    for (unsigned i = 0; i < e.num_args() && n < cap; ++i)
+      n += treeSize(e.arg(i), cap, memo);
+  n = std::min(n, cap);
+  memo.emplace(id, n);
+  return n;
+}
+
+static bool linearizeTree(const z3::expr &e, const std::vector<z3::expr> &vars, Affine &out,
+                          z3::context &z, bool *exact);
+
+/// The affine form of `e`, each shared subterm's computed once: for an index
+/// whose terms share subterms (`i1 = (i0 + i0) - i0`, twenty times), which
+/// unfolded as a tree are exponentially many (3^20 visits, past --budget).
+static bool linearizeDag(const z3::expr &e, const std::vector<z3::expr> &vars, Affine &out,
+                         z3::context &z, bool *exact) {
+  struct Form {
+    std::vector<std::optional<z3::expr>> coeffs; // per variable
+    std::optional<z3::expr> off;
+  };
+  std::unordered_map<unsigned, bool> mentioned;
+  std::function<bool(const z3::expr &)> mentionsVar = [&](const z3::expr &t) -> bool {
+    unsigned id = Z3_get_ast_id(z, t);
+    if (auto it = mentioned.find(id); it != mentioned.end())
+      return it->second;
+    bool m = false;
+    if (t.is_const()) {
+      for (auto &v : vars)
+        m |= z3::eq(t, v);
+    } else if (t.is_app()) {
+      for (unsigned i = 0; i < t.num_args() && !m; ++i)
+        m = mentionsVar(t.arg(i));
+    }
+    mentioned.emplace(id, m);
+    return m;
+  };
+  auto add = [](std::optional<z3::expr> a, const std::optional<z3::expr> &b) {
+    return !a ? b : !b ? a : std::optional<z3::expr>(*a + *b);
+  };
+  auto scaled = [&](Form f, const z3::expr &c) {
+    for (auto &x : f.coeffs)
+      if (x)
+        x = *x * c;
+    if (f.off)
+      f.off = *f.off * c;
+    return f;
+  };
+  auto plus = [&](Form a, const Form &b) {
+    for (size_t i = 0; i < a.coeffs.size(); ++i)
+      a.coeffs[i] = add(a.coeffs[i], b.coeffs[i]);
+    a.off = add(a.off, b.off);
+    return a;
+  };
+  std::unordered_map<unsigned, std::optional<Form>> memo;
+  std::vector<z3::expr> keep; // AST ids are reused once an AST is freed
+  std::function<std::optional<Form>(const z3::expr &)> form =
+      [&](const z3::expr &t) -> std::optional<Form> {
+    unsigned id = Z3_get_ast_id(z, t);
+    if (auto it = memo.find(id); it != memo.end())
+      return it->second;
+    keep.push_back(t);
+    std::optional<Form> r;
+    Form zero{std::vector<std::optional<z3::expr>>(vars.size()), std::nullopt};
+    if (!mentionsVar(t)) {
+      r = zero;
+      r->off = t;
+    } else if (t.is_const()) {
+      for (unsigned i = 0; i < vars.size(); ++i)
+        if (z3::eq(t, vars[i])) {
+          r = zero;
+          r->coeffs[i] = z.int_val(1);
+        }
+    } else {
+      Z3_decl_kind k = t.decl().decl_kind();
+      if (k == Z3_OP_ADD || k == Z3_OP_SUB) {
+        r = zero;
+        for (unsigned i = 0; i < t.num_args() && r; ++i) {
+          std::optional<Form> a = form(t.arg(i));
+          r = a ? std::optional<Form>(plus(*r, k == Z3_OP_SUB && i > 0 ? scaled(*a, z.int_val(-1))
+                                                                        : *a))
+                : std::nullopt;
+        }
+      } else if (k == Z3_OP_UMINUS) {
+        if (std::optional<Form> a = form(t.arg(0)))
+          r = scaled(*a, z.int_val(-1));
+      } else if (k == Z3_OP_ITE) {
+        if (exact)
+          *exact = false;
+        r = form(t.arg(2));
+      } else if (k == Z3_OP_MUL) {
+        int varArg = -1;
+        bool ok = true;
+        z3::expr c = z.int_val(1);
+        for (unsigned i = 0; i < t.num_args(); ++i) {
+          if (mentionsVar(t.arg(i))) {
+            ok &= varArg < 0;
+            varArg = i;
+          } else {
+            c = c * t.arg(i);
+          }
+        }
+        if (ok)
+          if (std::optional<Form> a = form(t.arg(varArg)))
+            r = scaled(*a, c);
+      }
+    }
+    memo.emplace(id, r);
+    return r;
+  };
+  std::optional<Form> f = form(e);
+  if (!f)
+    return false;
+  for (unsigned i = 0; i < vars.size(); ++i)
+    if (f->coeffs[i])
+      out.coeffs.push_back({i, *f->coeffs[i]});
+  out.off = f->off;
+  return true;
+}
+
 static bool linearize(const z3::expr &e, const std::vector<z3::expr> &vars, Affine &out,
                       z3::context &z, bool *exact = nullptr) {
+  // Terms of the usual size are unfolded as trees (the forms the rest of the
+  // verifier was tuned with); a term whose unfolding is large, by its DAG.
+  constexpr uint64_t kTreeCap = 4096;
+  std::unordered_map<unsigned, uint64_t> sizes;
+  if (treeSize(e, kTreeCap, sizes) >= kTreeCap)
+    return linearizeDag(e, vars, out, z, exact);
+  return linearizeTree(e, vars, out, z, exact);
+}
+
+static bool linearizeTree(const z3::expr &e, const std::vector<z3::expr> &vars, Affine &out,
+                          z3::context &z, bool *exact) {
   auto addCoeff = [&](unsigned v, z3::expr c) {
     for (auto &p : out.coeffs)
       if (p.first == v) {

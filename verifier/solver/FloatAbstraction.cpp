@@ -1,9 +1,11 @@
 //===- FloatAbstraction.cpp - Floating point as uninterpreted functions ---===//
 #include "verifier/solver/Solver.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <unordered_map>
 
 /// Replaces floating-point operations and predicates by uninterpreted
 /// functions of the same sorts (rounding modes dropped). Returns nothing when
@@ -11,13 +13,15 @@
 std::optional<z3::expr_vector> kuiper::solver::abstractFloats(z3::context &c,
                                                              const z3::expr_vector &in) {
   std::map<unsigned, z3::expr> memo;
+  std::map<std::vector<unsigned>, z3::func_decl> functions;
   bool any = false, quant = false;
   // The shape of a term to depth 8, integer subterms left out, as a hash:
   // memoized per (term, depth), so that its cost is linear in the DAG. (A
   // key string per term grew with the term's unfolding: an unrolled argmax
   // whose accumulator is in each step's condition and both branches took
   // 8 GB and minutes here, out of reach of the solver's limits.)
-  std::map<std::pair<unsigned, int>, uint64_t> shapes;
+  std::unordered_map<uint64_t, uint64_t> shapes; // (AST id, depth) -> hash
+  std::unordered_map<uint64_t, uint64_t> names;  // function or leaf -> its name's hash
   auto mix = [](uint64_t h, uint64_t v) {
     h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
     return h;
@@ -30,15 +34,26 @@ std::optional<z3::expr_vector> kuiper::solver::abstractFloats(z3::context &c,
   };
   std::function<uint64_t(const z3::expr &, int)> shapeKey = [&](const z3::expr &e,
                                                                int depth) -> uint64_t {
-    if (e.is_int() || e.is_real())
-      return 1;
-    if (depth > 8 || !e.is_app())
-      return 2;
-    auto key = std::make_pair(Z3_get_ast_id(c, e), depth);
+    uint64_t key = uint64_t(Z3_get_ast_id(c, e)) << 4 | uint64_t(std::min(depth, 9));
     auto it = shapes.find(key);
     if (it != shapes.end())
       return it->second;
-    uint64_t h = textHash(e.num_args() == 0 ? e.to_string() : e.decl().name().str());
+    Z3_sort_kind kind = Z3_get_sort_kind(c, Z3_get_sort(c, e));
+    uint64_t h = kind == Z3_INT_SORT || kind == Z3_REAL_SORT ? 1
+                 : depth > 8 || !e.is_app()                  ? 2
+                                                             : 0;
+    if (h) {
+      shapes.emplace(key, h);
+      return h;
+    }
+    // The name's hash, once per function (per constant for leaves).
+    uint64_t nameKey = e.num_args() == 0 ? uint64_t(Z3_get_ast_id(c, e)) << 1
+                                         : uint64_t(Z3_get_func_decl_id(c, e.decl())) << 1 | 1;
+    auto nit = names.find(nameKey);
+    if (nit == names.end())
+      nit = names.emplace(nameKey, textHash(e.num_args() == 0 ? e.to_string()
+                                                              : e.decl().name().str())).first;
+    h = nit->second;
     for (unsigned i = 0; i < e.num_args(); ++i)
       h = mix(h, shapeKey(e.arg(i), depth + 1));
     shapes.emplace(key, h);
@@ -89,14 +104,23 @@ std::optional<z3::expr_vector> kuiper::solver::abstractFloats(z3::context &c,
         swapped.push_back(kept[0]);
         kept = swapped;
       }
-      std::string name = "fp_abs_" + std::to_string((int)k);
+      // One function per operation and sorts, its name built once (the
+      // name printed each time cost more than the rest of the abstraction).
+      std::vector<unsigned> signature = {unsigned(k), Z3_get_sort_id(c, e.get_sort())};
       for (unsigned i = 0; i < sorts.size(); ++i)
-        name += "_" + sorts[i].to_string();
-      name += "_" + e.get_sort().to_string();
-      for (char &ch : name)
-        if (ch == ' ' || ch == '(' || ch == ')')
-          ch = '_';
-      r = c.function(name.c_str(), sorts, e.get_sort())(kept);
+        signature.push_back(Z3_get_sort_id(c, sorts[i]));
+      auto fit = functions.find(signature);
+      if (fit == functions.end()) {
+        std::string name = "fp_abs_" + std::to_string((int)k);
+        for (unsigned i = 0; i < sorts.size(); ++i)
+          name += "_" + sorts[i].to_string();
+        name += "_" + e.get_sort().to_string();
+        for (char &ch : name)
+          if (ch == ' ' || ch == '(' || ch == ')')
+            ch = '_';
+        fit = functions.emplace(signature, c.function(name.c_str(), sorts, e.get_sort())).first;
+      }
+      r = fit->second(kept);
       any = true;
     } else {
       r = e.decl()(args);

@@ -32,7 +32,10 @@ enum class Answer {
   Failed,      ///< sat: a counterexample exists
   Unknown,     ///< the resource limit ran out (or the solver gave up)
   NotAttempted, ///< the budget ran out before the query was tried
-  Skipped       ///< failFast: left after the cheap stages, another check failed
+  Skipped,      ///< failFast: left after the cheap stages, another check failed
+  /// Its bit-precise float stages were not started: their bit-blasting, which
+  /// Z3 does not interrupt, would outlast what is left of the budget.
+  OutlastsBudget
 };
 
 /// Which of the portfolio's stages solveQuery runs.
@@ -68,6 +71,11 @@ struct Limits {
 };
 
 /// One query of the portfolio.
+/// A prediction of the seconds Z3 spends bit-blasting the float operations
+/// of `asserts` (which its interrupt does not stop): per distinct operation,
+/// from its significand width (multipliers grow with its square).
+double bitBlastSeconds(const z3::expr_vector &asserts);
+
 struct Query {
   std::string smt;         ///< SMT-LIB: assumptions and the negated goal
   std::string fallbackSmt; ///< the same with lemmas, tried when undecided
