@@ -342,6 +342,18 @@ void SymExec::execFor(ForOp op) {
   }
   z3::expr exitIv = z3::ite(hi <= lo, lo, lo + ((span + st - 1) / st) * st);
   assumeInvariants(exitIv);
+  exitFactsForWriters(savedPc, savedFacts);
+}
+
+/// What a thread knows after a loop with a symbolic trip count (its
+/// invariants at the exit, the exit condition, the ranges of the values it
+/// havocked) holds for every thread that reaches the loop: instantiated for
+/// the writers coverage names, so that a write after the loop guarded by the
+/// loop's final values (`if v == 12`) has its writer.
+void SymExec::exitFactsForWriters(const z3::expr &savedPc, const z3::expr &savedFacts) {
+  z3::expr exitFacts = factsSince(facts, savedFacts);
+  if (!exitFacts.is_true())
+    threadFacts.push_back(z3::implies(savedPc, exitFacts));
 }
 
 /// The boolean locals of `modified` that every store in `body` (and in the
@@ -575,6 +587,7 @@ void SymExec::execWhile(WhileOp op) {
                 stays);
   obligations.back().vacuityProbe = true;
   facts = facts && !stays;
+  exitFactsForWriters(savedPc, savedFacts);
 }
 
 /// Executes one op of locals (memref), conditionals and loops; false if `op` is not one.

@@ -76,6 +76,8 @@ private:
 };
 } // namespace
 
+z3::expr kuiper::verifier::normalizeIndices(const z3::expr &e) { return IndexNormalizer()(e); }
+
 z3::expr SymExec::read(const MemRef &m, const std::vector<z3::expr> &idx) {
   std::string k = std::to_string(m->id);
   for (auto &i : idx) {

@@ -134,6 +134,11 @@ struct Event {
 };
 
 /// The state of one memory (buffer or shared array) as a chain of nodes.
+/// `e` with its integer and boolean subterms put in Z3's normal form (floats
+/// keep their shape): a term substituted at another thread's or lane's ids
+/// (`(l + 16) + 8`) is then the same term as `l + 24` reached another way.
+z3::expr normalizeIndices(const z3::expr &e);
+
 struct MemNode {
   enum Kind { Base, Store, Merge, Select } kind;
   std::shared_ptr<MemNode> prev;
@@ -497,6 +502,7 @@ private:
     std::optional<z3::expr> atStart; ///< at the start of the body (havocked)
     std::optional<z3::expr> witness; ///< an iteration of the body clears it
   };
+  void exitFactsForWriters(const z3::expr &savedPc, const z3::expr &savedFacts);
   std::vector<ClearedFlag> clearedFlags(mlir::Region &body,
                                         const std::set<const void *> &modified);
   void noteClearing(std::vector<ClearedFlag> &flags, const z3::expr &bodyPc,
