@@ -11,7 +11,11 @@
 /// functions of the same sorts (rounding modes dropped). Returns nothing when
 /// the formula has quantifiers or no float operations.
 std::optional<z3::expr_vector> kuiper::solver::abstractFloats(z3::context &c,
-                                                             const z3::expr_vector &in) {
+                                                             const z3::expr_vector &in,
+                                                             const std::function<bool()> &stop,
+                                                             bool *stopped) {
+  size_t visits = 0;
+  bool halted = false;
   std::map<unsigned, z3::expr> memo;
   std::map<std::vector<unsigned>, z3::func_decl> functions;
   bool any = false, quant = false;
@@ -70,6 +74,10 @@ std::optional<z3::expr_vector> kuiper::solver::abstractFloats(z3::context &c,
     auto it = memo.find(id);
     if (it != memo.end())
       return it->second;
+    if (halted || (stop && ++visits % 4096 == 0 && stop())) {
+      halted = true;
+      return e;
+    }
     z3::expr_vector args(c);
     for (unsigned i = 0; i < e.num_args(); ++i)
       args.push_back(go(e.arg(i)));
@@ -131,7 +139,9 @@ std::optional<z3::expr_vector> kuiper::solver::abstractFloats(z3::context &c,
   z3::expr_vector out(c);
   for (auto a : in)
     out.push_back(go(a));
-  if (quant || !any)
+  if (stopped)
+    *stopped = halted;
+  if (quant || !any || halted)
     return std::nullopt;
   return out;
 }

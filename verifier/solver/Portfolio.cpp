@@ -136,7 +136,14 @@ Answer answerOf(z3::check_result r) {
 z3::check_result tacticStage(z3::context &context, const z3::expr_vector &asserts,
                              const Limits &limits, std::string *certificate,
                              CpuWatchdog *watchdog, bool *interrupted) {
-  std::optional<z3::expr_vector> abstracted = abstractFloats(context, asserts);
+  bool stopped = false;
+  std::optional<z3::expr_vector> abstracted = abstractFloats(
+      context, asserts, [&] { return watchdog && watchdog->budgetRanOut(); }, &stopped);
+  if (stopped) { // the budget ran out meanwhile
+    if (interrupted)
+      *interrupted = true;
+    return z3::unknown;
+  }
   auto checkWith = [&](z3::solver s, z3::params params) {
     s.set(params);
     for (auto a : abstracted ? *abstracted : asserts)
