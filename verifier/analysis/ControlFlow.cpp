@@ -1,7 +1,6 @@
 //===- ControlFlow.cpp - Conditionals and loops -----------------------------===//
 #include "verifier/analysis/SymExec.h"
 
-#include <algorithm>
 #include <functional>
 
 using namespace mlir;
@@ -365,9 +364,7 @@ std::vector<SymExec::ClearedFlag> SymExec::clearedFlags(Region &body,
     const void *k = key(s.getMemRef());
     bool isFalse = false;
     if (auto c = s.getValue().getDefiningOp<arith::ConstantOp>())
-      if (auto b = dyn_cast<BoolAttr>(c.getValue()))
-        isFalse = !b.getValue();
-      else if (auto i = dyn_cast<IntegerAttr>(c.getValue()))
+      if (auto i = dyn_cast<IntegerAttr>(c.getValue())) // BoolAttr is one
         isFalse = i.getType().isInteger(1) && i.getValue().isZero();
     auto [it, fresh] = onlyFalse.emplace(k, isFalse);
     if (!fresh)
@@ -393,57 +390,29 @@ void SymExec::noteClearing(std::vector<ClearedFlag> &flags, const z3::expr &body
 }
 
 namespace {
-/// The uninterpreted constants and functions (by id) that terms mention.
-struct Symbols {
-  std::set<unsigned> seen, consts, decls;
-  void add(const z3::expr &e) {
-    if (!seen.insert(Z3_get_ast_id(e.ctx(), e)).second)
-      return;
-    if (e.is_quantifier()) {
-      add(e.body());
-      return;
-    }
-    if (!e.is_app())
-      return;
-    if (e.decl().decl_kind() == Z3_OP_UNINTERPRETED) {
-      if (e.num_args() == 0)
-        consts.insert(Z3_get_ast_id(e.ctx(), e));
-      else
-        decls.insert(Z3_get_func_decl_id(e.ctx(), e.decl()));
-    }
-    for (unsigned i = 0; i < e.num_args(); ++i)
-      add(e.arg(i));
-  }
-  bool has(const z3::expr &e) const {
-    return e.num_args() == 0 ? consts.count(Z3_get_ast_id(e.ctx(), e)) > 0
-                             : decls.count(Z3_get_func_decl_id(e.ctx(), e.decl())) > 0;
-  }
-  bool covers(const Symbols &o) const {
-    return std::includes(consts.begin(), consts.end(), o.consts.begin(), o.consts.end()) &&
-           std::includes(decls.begin(), decls.end(), o.decls.begin(), o.decls.end());
-  }
-};
-
-/// The maximal subterms of `e` (outside quantifiers) that are applications
-/// of uninterpreted symbols `outer` does not have; false if a quantifier of
-/// `e` mentions such a symbol (it cannot be renamed there).
-bool innerTerms(const z3::expr &e, const Symbols &outer, std::set<unsigned> &seen,
+/// The maximal subterms of `e` that are applications of uninterpreted
+/// symbols the state before a loop does not have (`terms` for constants,
+/// `decls` for functions); false if one is inside a quantifier (it cannot be
+/// renamed there).
+bool innerTerms(const z3::expr &e, const std::set<unsigned> &terms,
+                const std::set<unsigned> &decls, bool quantified, std::set<unsigned> &seen,
                 std::vector<z3::expr> &out) {
-  if (!seen.insert(Z3_get_ast_id(e.ctx(), e)).second)
+  if (!seen.insert(e.id()).second)
     return true;
-  if (e.is_quantifier()) {
-    Symbols q;
-    q.add(e);
-    return outer.covers(q);
-  }
+  if (e.is_quantifier() || e.is_lambda())
+    return innerTerms(e.body(), terms, decls, true, seen, out);
   if (!e.is_app())
     return true;
-  if (e.decl().decl_kind() == Z3_OP_UNINTERPRETED && !outer.has(e)) {
+  if (e.decl().decl_kind() == Z3_OP_UNINTERPRETED &&
+      !(e.num_args() == 0 ? terms.count(e.id())
+                          : decls.count(Z3_get_func_decl_id(e.ctx(), e.decl())))) {
+    if (quantified)
+      return false;
     out.push_back(e);
     return true;
   }
   for (unsigned i = 0; i < e.num_args(); ++i)
-    if (!innerTerms(e.arg(i), outer, seen, out))
+    if (!innerTerms(e.arg(i), terms, decls, quantified, seen, out))
       return false;
   return true;
 }
@@ -453,7 +422,7 @@ bool innerTerms(const z3::expr &e, const Symbols &outer, std::set<unsigned> &see
 /// iteration cleared it. That iteration is the body's symbolic one with
 /// every term of its own (the iteration, the locals and memory the loop
 /// havocs, anything created in the body) renamed apart, each to a fresh
-/// constant: the fact says such an iteration exists, which holds wherever
+/// per-thread value: the fact says such an iteration exists, which holds wherever
 /// the flag was cleared (renaming only weakens it), so it only removes states
 /// no run reaches: a `return` under `j > n` in `for j in 0..n` never runs,
 /// and the code after the loop has its writer.
@@ -464,25 +433,26 @@ void SymExec::assumeCleared(const std::vector<ClearedFlag> &flags, const z3::exp
                             size_t eventsBefore) {
   if (flags.empty())
     return;
-  // What the loop does not change: the symbols of the state before it.
-  Symbols outer;
-  outer.add(savedPc);
-  outer.add(savedFacts);
+  // What the loop does not change: the terms of the state before it.
+  std::set<unsigned> outerTerms, outerDecls;
+  auto outer = [&](const z3::expr &e) { collectTerms(e, outerTerms, outerDecls); };
+  outer(savedPc);
+  outer(savedFacts);
   for (const z3::expr &v : threadVars)
-    outer.add(v);
+    outer(v);
   for (auto &p : params)
-    outer.add(p.term);
+    outer(p.term);
   for (auto &[k, v] : localsBefore)
-    outer.add(v);
+    outer(v);
   for (size_t i = 0; i < eventsBefore && i < events.size(); ++i)
     if (events[i]->value)
-      outer.add(*events[i]->value);
+      outer(*events[i]->value);
   std::set<const MemNode *> visited;
   std::function<void(const MemRef &)> walk = [&](const MemRef &n) {
     if (!n || !visited.insert(n.get()).second)
       return;
     if (n->fn)
-      outer.decls.insert(Z3_get_func_decl_id(z, *n->fn));
+      outerDecls.insert(Z3_get_func_decl_id(z, *n->fn));
     walk(n->prev);
     walk(n->alt);
   };
@@ -496,7 +466,7 @@ void SymExec::assumeCleared(const std::vector<ClearedFlag> &flags, const z3::exp
     locals.emplace(f.local, f.before && !cleared);
     std::set<unsigned> seen;
     std::vector<z3::expr> inner;
-    if (!f.witness || !innerTerms(*f.witness, outer, seen, inner))
+    if (!f.witness || !innerTerms(*f.witness, outerTerms, outerDecls, false, seen, inner))
       continue;
     // The clearing iteration's own terms, per thread (functions of its ids
     // and enclosing iterations, as havocked values are).
@@ -505,11 +475,10 @@ void SymExec::assumeCleared(const std::vector<ClearedFlag> &flags, const z3::exp
       from.push_back(t);
       to.push_back(havoc("clearing_iteration", t.get_sort()));
     }
-    // Valid for every thread (one that cleared nothing has `cleared` false),
-    // so also assumed for the writers that coverage and postconditions name.
-    z3::expr fact = z3::implies(cleared, z3::expr(*f.witness).substitute(from, to));
-    facts = facts && fact;
-    threadFacts.push_back(fact);
+    // Valid for every thread (one that cleared nothing has `cleared` false);
+    // part of the loop's exit facts, which coverage also assumes for the
+    // writers it names (exitFactsForWriters).
+    facts = facts && z3::implies(cleared, z3::expr(*f.witness).substitute(from, to));
   }
 }
 

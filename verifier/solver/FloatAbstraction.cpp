@@ -9,7 +9,7 @@
 
 /// Replaces floating-point operations and predicates by uninterpreted
 /// functions of the same sorts (rounding modes dropped). Returns nothing when
-/// the formula has quantifiers or no float operations.
+/// the formula has quantifiers or no float operations, or when `stop` said so.
 std::optional<z3::expr_vector> kuiper::solver::abstractFloats(z3::context &c,
                                                              const z3::expr_vector &in,
                                                              const std::function<bool()> &stop,
