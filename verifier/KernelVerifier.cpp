@@ -460,8 +460,12 @@ std::vector<solver::Query> KernelVerifier::buildQueries(z3::context &z, SymExec 
       for (const z3::expr &a : asserts)
         SymExec::collectTerms(a, terms, decls);
       if (terms.count(Z3_get_ast_id(z, ex.threadVars[0]))) {
-        q.splitVar = ex.threadVars[0].decl().name().str();
-        q.splitCount = 32;
+        q.splits.push_back({ex.threadVars[0].decl().name().str(), 32});
+        // And the warp's index in the block, for a few warps (a block scan:
+        // warp scans, then the warp totals through shared memory).
+        if (ex.highRange() > 1 && ex.highRange() <= 8 &&
+            terms.count(Z3_get_ast_id(z, ex.threadVars[6])))
+          q.splits.push_back({ex.threadVars[6].decl().name().str(), ex.highRange()});
       }
     }
     if (q.proved)

@@ -151,6 +151,32 @@ std::optional<std::pair<z3::expr, z3::expr>> SymExec::splitByConstant(const z3::
   return std::make_pair(q.simplify(), r.simplify());
 }
 
+void SymExec::solveIndex(const z3::expr &written, const z3::expr &named,
+                         std::vector<z3::expr> &facts) const {
+  std::vector<std::pair<int64_t, z3::expr>> terms;
+  int64_t off = 0;
+  if (!linearForm(named, terms, off) || terms.size() != 2)
+    return;
+  // q: a goal constant with coefficient 1 and bounds within [0, A); p: the
+  // other atom, with coefficient A.
+  for (int which = 0; which < 2; ++which) {
+    auto &[kq, q] = terms[which];
+    auto &[ka, p] = terms[1 - which];
+    if (kq != 1 || ka < 2)
+      continue;
+    auto bound = std::find_if(goalBounds.begin(), goalBounds.end(),
+                              [&](auto &g) { return z3::eq(std::get<0>(g), q); });
+    if (bound == goalBounds.end() || std::get<1>(*bound) < 0 || std::get<2>(*bound) > ka)
+      continue;
+    // A * p + q = written - off, with 0 <= q < A and 0 <= Y < A: p == X, q == Y.
+    if (auto xy = splitByConstant((written - z.int_val(off)).simplify(), ka)) {
+      facts.push_back(p == xy->first);
+      facts.push_back(q == xy->second);
+    }
+    return;
+  }
+}
+
 z3::expr SymExec::intOp(Operation &op) {
   auto flagsOf = [&]() -> std::pair<bool, bool> {
     auto a = op.getAttrOfType<arith::IntegerOverflowFlagsAttr>("overflowFlags");

@@ -40,7 +40,12 @@ z3::expr SymExec::sumOp(SumOp op) {
   // step taken or not. Exact, where an uninterpreted sum_n known one step
   // deep leaves a warp scan's postcondition with spurious counterexamples.
   if (!known && stepped) {
-    if (auto r = rangeOf((hi - lo).simplify()); r && r->second <= 64 * s) {
+    // Integer and real terms are linear and cheap for the solver: up to 256
+    // of them (a block scan over 4 to 8 warps: a partly known sum_n needed
+    // a round of instantiation per count and ran out of rounds); a float
+    // fold, whose steps are bit-precise additions, up to 64.
+    int64_t limit = integers || mode == FloatMode::Real ? 256 : 64;
+    if (auto r = rangeOf((hi - lo).simplify()); r && r->second <= limit * s) {
       int64_t most = r->second <= 0 ? 0 : (r->second + s - 1) / s;
       z3::expr count = sumCount(lo, hi, s);
       auto term = [&](int64_t i) { return evalRegion(op.getBody(), {position(i)}); };

@@ -348,8 +348,10 @@ z3::expr SymExec::evalYielded(Value v, std::vector<z3::expr> &extra,
     pc = pc && range;
     size_t bounded = boundedVars.size();
     int64_t lo, hi;
-    if (isConst(get(fa.getLo()).simplify(), lo) && isConst(get(fa.getHi()).simplify(), hi))
+    if (isConst(get(fa.getLo()).simplify(), lo) && isConst(get(fa.getHi()).simplify(), hi)) {
       boundedVars.push_back({c, lo, hi});
+      goalBounds.push_back({c, lo, hi});
+    }
     llvm::scope_exit restore([&] {
       pc = savedPc;
       boundedVars.resize(bounded, {c, 0, 0});
@@ -376,6 +378,7 @@ z3::expr SymExec::evalGoal(Region &r, std::vector<z3::expr> &extra, std::vector<
   Block &b = r.front();
   auto y = cast<YieldOp>(b.getTerminator());
   Value v = y.getValues()[0];
+  goalBounds.clear();
   bool saved = inSpec;
   inSpec = true;
   for (Operation &op : b) {

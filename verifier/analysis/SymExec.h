@@ -436,6 +436,14 @@ private:
   /// Bound variables of the contract being evaluated whose range [lo, hi) is
   /// constant (`forall l in 0..32`).
   std::vector<std::tuple<z3::expr, int64_t, int64_t>> boundedVars;
+  /// The constants evalGoal() made for the clause's outer `forall`s that
+  /// have constant bounds, with those bounds (of its last call).
+  std::vector<std::tuple<z3::expr, int64_t, int64_t>> goalBounds;
+  /// Facts implied by `written == named` where the name is `A * p + q` with
+  /// `0 <= q < A` and the written index splits as `A * X + Y`, `0 <= Y < A`:
+  /// `p == X` and `q == Y` (a postcondition's `y[128 * b + t]` against a
+  /// write at `128 * blockIdx.x + threadIdx.x`). Pushed to `facts`.
+  void solveIndex(const z3::expr &written, const z3::expr &named, std::vector<z3::expr> &facts) const;
   z3::expr floatOp(mlir::Operation &op);
   z3::expr mathFn(const std::string &name, mlir::Type t, std::vector<z3::expr> args);
   z3::expr shuffle(kuiper::ShuffleOp op);

@@ -222,8 +222,10 @@ bool SymExec::writerPostcondition(EnsuresOp ens) {
     extra.push_back(e.facts);
     for (unsigned k : e.iters)
       extra.push_back(iterRange[k]);
-    for (size_t d = 0; d < t.size(); ++d)
+    for (size_t d = 0; d < t.size(); ++d) {
       extra.push_back(e.idx[d] == t[d]);
+      solveIndex(e.idx[d], t[d], extra);
+    }
     // Where a later write (of any thread: one after a barrier, the same
     // thread's) stores to the element, this one is not the final value.
     for (size_t l = w + 1; l < writes.size(); ++l) {

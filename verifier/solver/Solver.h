@@ -89,11 +89,15 @@ struct Query {
   /// Decided even after failFast stops (a writer lemma: whether a failure
   /// about memory values is one rests on it).
   bool essential = false;
-  /// An integer constant of the query with the range [0, splitCount) (a
-  /// warp lane): where every stage leaves the query undecided, it is tried
-  /// once per value of that constant, and proved when every case is.
-  std::string splitVar;
-  int64_t splitCount = 0;
+  /// Integer constants of the query, each with its range [0, count) (a
+  /// warp lane, and a warp's index in the block): where every stage leaves
+  /// the query undecided, it is tried once per combination of their values,
+  /// and proved when every case is.
+  struct Split {
+    std::string var;
+    int64_t count;
+  };
+  std::vector<Split> splits;
   Answer answer = Answer::Unknown;
   double ms = 0;           ///< wall time spent (for reports, never for verdicts)
   std::string certificate; ///< the SMT text that proved it (with keepCertificate)
