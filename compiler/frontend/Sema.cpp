@@ -1156,7 +1156,11 @@ Type Sema::checkIndex(Expr &e, bool write, bool alsoRead,
                        q(e.name));
       bad = true;
     } else if (alsoRead && d->access == Access::Out) {
-      if (write)
+      if (write && std::string(writeWhat) != "assign to")
+        error(e.loc, "cannot " + std::string(writeWhat) + " 'out' buffer " + q(e.name) +
+                         " (an atomic reads the element's old value; declare it "
+                         "'inout')");
+      else if (write)
         error(e.loc, "cannot read 'out' buffer " + q(e.name) +
                          " (a compound assignment reads it; declare it "
                          "'inout')");
@@ -1316,7 +1320,8 @@ Type Sema::checkCall(Expr &e, Type hint) {
                          " must be an array element such as 'y[i]'");
     } else {
       std::string what = "apply " + q(e.name) + " to";
-      et = checkIndex(loc, true, false, what.c_str());
+      // An atomic reads the element (its old value) as it writes it.
+      et = checkIndex(loc, true, true, what.c_str());
       loc.type = et;
     }
     bool bad = isErr(et);

@@ -131,6 +131,9 @@ struct Event {
   /// A read by an `assert`/`assume` (SymExec::specReadsRace): for the race
   /// check alone.
   bool spec = false;
+  /// An atomic whose returned value is used, or a compare-and-swap: what the
+  /// thread sees or leaves depends on the order the threads run in.
+  bool orderDependent = false;
 };
 
 /// The state of one memory (buffer or shared array) as a chain of nodes.

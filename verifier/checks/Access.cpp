@@ -47,9 +47,13 @@ void SymExec::execAccess(Operation *op, Value ref, ValueRange indices, Event::Ki
                 inBounds, {}, obs);
   if (auto align = op->getAttrOfType<IntegerAttr>("align"))
     checkAlignment(op, mem, idx, align.getInt(), obs);
-  bool writes = kind != Event::Read;
-  auto &boxes = writes ? mi.writes : mi.reads;
-  if ((writes ? mi.hasWrites : mi.hasReads) && !mi.shared) {
+  // An atomic reads the element as it writes it: both clauses apply.
+  for (bool writes : {false, true}) {
+    if (writes ? kind == Event::Read : kind == Event::Write)
+      continue;
+    auto &boxes = writes ? mi.writes : mi.reads;
+    if (!(writes ? mi.hasWrites : mi.hasReads) || mi.shared)
+      continue;
     z3::expr inBox = z.bool_val(false);
     for (size_t b = 0; b + idx.size() <= boxes.size(); b += idx.size()) {
       z3::expr in = z.bool_val(true);
@@ -68,6 +72,10 @@ void SymExec::execAccess(Operation *op, Value ref, ValueRange indices, Event::Ki
     auto e = std::make_unique<Event>(Event{kind, mem, idx, value, pc, facts, interval, iterScope,
                                            srcLoc(op->getLoc()), (unsigned)events.size(), dynInterval,
                                            warpPhase});
+    // What an integer atomic returns (a ticket), and which value a
+    // compare-and-swap leaves, depend on the order the threads run in.
+    if (auto a = dyn_cast<AtomicOp>(op))
+      e->orderDependent = !result.use_empty() || a.getKind() == AtomicKind::Cas;
     events.push_back(std::move(e));
   }
   if (kind == Event::Read) {

@@ -10,7 +10,8 @@ void SymExec::finalChecks() {
   if (mode == FloatMode::Exact) {
     checkUniformity();
     raceChecks();
-    // Float atomics make the result depend on the order the threads run in.
+    // Float atomics make the result depend on the order the threads run in
+    // (integer atomics whose order shows: raceChecks()).
     for (auto &e : events) {
       if (e->kind != Event::Atomic || !isa<FloatType>(mems.at(e->mem).elemType))
         continue;

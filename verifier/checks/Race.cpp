@@ -47,7 +47,11 @@ void SymExec::raceChecks() {
         continue;
       if (a.kind == Event::Read && b.kind == Event::Read)
         continue;
-      if (a.kind == Event::Atomic && b.kind == Event::Atomic)
+      // Two atomics never race; but where one returns a value that is used,
+      // or is a compare-and-swap, and both may update one element
+      // concurrently, what a thread sees depends on the order they run in.
+      bool atomics = a.kind == Event::Atomic && b.kind == Event::Atomic;
+      if (atomics && !a.orderDependent && !b.orderDependent)
         continue;
       const MemInfo &mi = mems.at(a.mem);
       // Shared memory is per block: accesses in different barrier intervals
@@ -90,6 +94,23 @@ void SymExec::raceChecks() {
       }
       if (!mi.shared)
         concurrent = concurrent || !sameBlock;
+      if (atomics) {
+        Obligation o;
+        o.id = CheckId::Determinism;
+        o.loc = b.loc;
+        o.message = "no two threads update one element of '" + mi.name +
+                    "' with atomics whose order shows";
+        o.failMessage = "two threads update one element of '" + mi.name +
+                        "' with atomics, and what an atomic returns (or the value "
+                        "atomic_cas leaves) depends on the order they run in (other "
+                        "atomic at line " + std::to_string(a.loc.line) + ")";
+        o.assumptions = {ranges, pa, pb, same, concurrent, !sameThread};
+        o.goal = z.bool_val(false);
+        o.observables = obs;
+        o.finding = !kernel.getDeterministic();
+        collect(a, b, o);
+        continue;
+      }
       Obligation o;
       o.id = CheckId::Race;
       o.loc = b.loc;
