@@ -60,12 +60,22 @@ bool hasExactContracts(KernelOp kernel) {
 }
 
 /// The rounding bound of an approx clause with rounding depth `depth`.
-Tolerance toleranceOf(const std::string &clause, int depth, bool roundedComparison) {
+Tolerance toleranceOf(const SymExec::ClauseRounding &r) {
+  const std::string &clause = r.clause;
+  int depth = r.depth;
+  bool roundedComparison = r.roundedComparison;
   Tolerance t;
   t.clause = clause;
-  double unitRoundoff = std::ldexp(1.0, -24);
+  int bits = r.format == "bf16" ? 8 : r.format == "f16" ? 11 : r.format == "f64" ? 53 : 24;
+  double unitRoundoff = std::ldexp(1.0, -bits);
   char buf[256];
-  if (roundedComparison) {
+  if (!r.noBound.empty()) {
+    t.depth = depth < 0 ? -depth - 1 : depth;
+    t.relative = -1;
+    std::snprintf(buf, sizeof buf,
+                  "no constant bound: %s (gamma(d) * sum|terms| bounds sums of products only)",
+                  r.noBound.c_str());
+  } else if (roundedComparison) {
     t.depth = depth < 0 ? -depth - 1 : depth;
     t.relative = -1;
     std::snprintf(buf, sizeof buf,
@@ -86,9 +96,9 @@ Tolerance toleranceOf(const std::string &clause, int depth, bool roundedComparis
     t.depth = depth;
     t.relative = depth * unitRoundoff / (1 - depth * unitRoundoff);
     std::snprintf(buf, sizeof buf,
-                  "|y - exact| <= %.3g * sum|terms| (f32, rounding depth %d; the terms of the "
+                  "|y - exact| <= %.3g * sum|terms| (%s, rounding depth %d; the terms of the "
                   "code's computation)",
-                  t.relative, depth);
+                  t.relative, r.format.c_str(), depth);
   }
   t.bound = buf;
   return t;
@@ -365,11 +375,12 @@ bool KernelVerifier::verifyInMode(z3::context &z, FloatMode mode, KernelReport &
     queries[i].proved = true; // not solved again
   runFirst(queries, ex);
   solve(z, queries, ex);
-  for (auto &[clause, depth, roundedComparison] : ex.tolerances)
-    report.tolerances.push_back(toleranceOf(clause, depth, roundedComparison));
+  for (const SymExec::ClauseRounding &r : ex.tolerances)
+    report.tolerances.push_back(toleranceOf(r));
   if (mode == FloatMode::Real)
     trusted.insert("approx clauses: proven over the reals assuming finite inputs; "
-                   "rounding bound reported per clause");
+                   "rounding bound reported per clause, assuming no overflow and no "
+                   "underflow (no subnormal results)");
   addResults(z, ex, queries, report);
   return true;
 }

@@ -241,10 +241,16 @@ public:
     std::string clause;
     int depth;
     bool roundedComparison;
+    /// Why γ(d)·Σ|terms| bounds nothing here (a quotient by a computed
+    /// value, a math function); empty where it does.
+    std::string noBound;
+    /// The float format of the coarsest rounding in the code ("f16", ...).
+    std::string format;
   };
   std::vector<ClauseRounding> tolerances;
   bool opaqueDepth = false;
   bool roundedComparison = false;
+  std::string noBound;
 
 private:
   friend class KernelVerifier;

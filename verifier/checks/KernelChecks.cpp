@@ -125,6 +125,23 @@ void SymExec::finalChecks() {
           d = std::max(d, depth(t.arg(i), memo));
         if (t.is_real() && (k == Z3_OP_ADD || k == Z3_OP_SUB || k == Z3_OP_MUL || k == Z3_OP_DIV))
           d += 1;
+        // An integer converted to a float rounds where it has more digits
+        // than the format.
+        if (k == Z3_OP_TO_REAL)
+          d += 1;
+        // The γ(d)·Σ|terms| form bounds sums of products: a quotient by a
+        // computed value (whose rounding the quotient magnifies) and a math
+        // function (libdevice's own error, and its slope) are outside it.
+        if (t.is_real() && k == Z3_OP_DIV && noBound.empty() && !t.arg(1).is_numeral())
+          noBound = "the code divides by a computed value";
+        if (t.is_real() && k == Z3_OP_UNINTERPRETED && t.num_args() > 0 && noBound.empty())
+          for (unsigned i = 0; i < t.num_args(); ++i)
+            if (t.arg(i).is_real())
+            {
+              std::string fn = t.decl().name().str();
+              noBound = "the code applies '" + fn.substr(0, fn.find('_')) +
+                        "', whose error is libdevice's, not a rounding";
+            }
         // A comparison of rounded values (`s > 0.0` with `s = (a + big) -
         // big`) can come out the other way in floats: the value it selects
         // then differs from the exact one by more than any rounding bound.
@@ -144,6 +161,7 @@ void SymExec::finalChecks() {
       };
       opaqueDepth = false;
       roundedComparison = false;
+      noBound.clear();
       int d = 0;
       std::map<unsigned, int> memo;
       for (auto &e : events)
@@ -151,9 +169,33 @@ void SymExec::finalChecks() {
           d = std::max(d, depth(*e->value, memo));
           depth(e->pc, memo); // a branch on a rounded value decides the write
         }
+      // The coarsest float format the code computes in (its unit roundoff
+      // is the one that bounds every rounding), and one more rounding per
+      // narrowing conversion (an f32 value stored `as f16`), which the
+      // real-valued terms do not show.
+      std::string format = "f32";
+      auto coarser = [](StringRef a, StringRef b) {
+        auto rank = [](StringRef f) { return f == "bf16" ? 3 : f == "f16" ? 2 : f == "f32" ? 1 : 0; };
+        return rank(b) > rank(a);
+      };
+      bool anyFloat = false;
+      kernel.getBody().walk([&](Operation *o) {
+        if (o->getParentOfType<EnsuresOp>() || isa<EnsuresOp>(o))
+          return;
+        if (isa<arith::TruncFOp>(o))
+          ++d;
+        for (Type r : o->getResultTypes()) {
+          std::string f = r.isBF16() ? "bf16" : r.isF16() ? "f16" : r.isF32() ? "f32" : r.isF64() ? "f64" : "";
+          if (f.empty() || isa<arith::ConstantOp>(o))
+            continue;
+          if (!anyFloat || coarser(format, f))
+            format = f;
+          anyFloat = true;
+        }
+      });
       SrcLoc s = srcLoc(ens.getLoc());
       tolerances.push_back({s.file + ":" + std::to_string(s.line) + ":" + std::to_string(s.col),
-                            opaqueDepth ? -d - 1 : d, roundedComparison});
+                            opaqueDepth ? -d - 1 : d, roundedComparison, noBound, format});
     }
   }
   pc = savedPc;
