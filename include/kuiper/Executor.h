@@ -154,7 +154,8 @@ struct ExecOptions {
   /// Evaluate `ensures` after the run (only when `checks`).
   bool checkEnsures = true;
   /// Relative tolerance of approx clauses: |a - b| <= tol * (magnitude),
-  /// where magnitude is the sum of the magnitudes of the terms involved.
+  /// where magnitude is the sum of the magnitudes of the terms involved (for
+  /// f32 and f64; for a format of p < 24 significand bits, times 2^(24 - p)).
   double approxRelTol = 1e-5;
   /// Approx comparisons also hold where a side is outside the normal range
   /// of the compared float type (infinite, or below its smallest normal

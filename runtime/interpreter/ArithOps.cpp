@@ -271,7 +271,13 @@ bool evalCmpF(KernelInterpreter &in, Operation *op, EvalContext &context) {
   bool bothNaN = std::isnan(a) && std::isnan(b);
   // Spec clauses compare NaN == NaN as equal (a NaN result is expected).
   bool specNaNs = context.inSpec && bothNaN;
-  double tolerance = context.approx ? in.options.approxRelTol *
+  // The relative tolerance is meant for f32; a coarser format (f16, bf16)
+  // rounds 2^13 or 2^16 times coarser, and its tolerance scales with it.
+  double scale = 1;
+  if (auto ft = dyn_cast<FloatType>(op->getOperand(0).getType());
+      ft && ft.getFPMantissaWidth() < 24)
+    scale = std::ldexp(1.0, 24 - ft.getFPMantissaWidth());
+  double tolerance = context.approx ? in.options.approxRelTol * scale *
                                           (v.lhs.magnitude + v.rhs.magnitude)
                                     : 0;
   // (An infinite magnitude, a side that overflowed, gives no tolerance: -inf
