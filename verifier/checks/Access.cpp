@@ -74,8 +74,17 @@ void SymExec::execAccess(Operation *op, Value ref, ValueRange indices, Event::Ki
                                            warpPhase});
     // What an integer atomic returns (a ticket), and which value a
     // compare-and-swap leaves, depend on the order the threads run in.
-    if (auto a = dyn_cast<AtomicOp>(op))
+    if (auto a = dyn_cast<AtomicOp>(op)) {
       e->orderDependent = !result.use_empty() || a.getKind() == AtomicKind::Cas;
+      // The old value is not modelled, so whether an integer atomic_add
+      // wraps is not proven: said in the report, never silently assumed.
+      int64_t k = 1;
+      bool addsZero = value && value->simplify().is_numeral_i64(k) && k == 0;
+      if (a.getKind() == AtomicKind::Add && isa<IntegerType>(mi.elemType) && !addsZero)
+        trusted.insert("atomic_add on integer '" + mi.name +
+                       "' does not overflow (the element's old value is not modelled; CUDA's "
+                       "wraps)");
+    }
     events.push_back(std::move(e));
   }
   if (kind == Event::Read) {
