@@ -398,8 +398,9 @@ Result<Module> compile(const std::string &source, const std::string &path,
   // counterexample on the CPU executor; an undecided one fails if a run on
   // the executor shows it failing.
   if (opts.verify && opts.replay && !result.report().verified()) {
-    replayCounterexamples(result, result.report());
-    falsifyUndecided(result, result.report());
+    ReplayOptions replay;
+    replay.budgetSeconds = opts.budgetSeconds;
+    replayAndFalsify(result, result.report(), replay);
   }
   return result;
 }

@@ -521,6 +521,7 @@ void replayCheck(const Module &module, const std::string &kernel, CheckResult &c
   std::vector<ExecOptions> runs;
   ExecOptions base;
   base.maxSteps = opts.maxSteps;
+  base.deadline = opts.deadline;
   base.checks = true;
   base.checkEnsures = true;
   base.seed = opts.seed;
@@ -676,10 +677,15 @@ std::vector<CheckResult> runForFailures(const Module &module, const std::string 
   }
   std::set<std::string> tried; // the scalar choices already run
   for (auto &[cap, favour] : shapes) {
+    if (opts.deadline && std::chrono::steady_clock::now() > *opts.deadline)
+      return found;
     Args args;
-    Result<std::vector<std::string>> choice = chooseScalars(
-        module, kernel, args, std::min(cap, opts.maxElements), opts.solveSizes && favour.empty(),
-        favour);
+    // Solving for sizes takes Z3 up to seconds: not where the budget's end is near.
+    bool solve = opts.solveSizes && favour.empty() &&
+                 (!opts.deadline ||
+                  *opts.deadline - std::chrono::steady_clock::now() > std::chrono::seconds(5));
+    Result<std::vector<std::string>> choice =
+        chooseScalars(module, kernel, args, std::min(cap, opts.maxElements), solve, favour);
     if (!choice)
       continue;
     std::string key;
@@ -701,6 +707,7 @@ std::vector<CheckResult> runForFailures(const Module &module, const std::string 
     }
     std::vector<ExecOptions> runs(1);
     runs[0].maxSteps = opts.maxSteps;
+    runs[0].deadline = opts.deadline;
     runs[0].seed = opts.seed;
     runs[0].approxRelTol = 1e-2;
     runs[0].approxWithinRange = true;
@@ -709,6 +716,8 @@ std::vector<CheckResult> runForFailures(const Module &module, const std::string 
       runs[1].schedule = ExecOptions::Reverse;
     }
     for (const ExecOptions &eo : runs) {
+      if (opts.deadline && std::chrono::steady_clock::now() > *opts.deadline)
+        return found;
       Args a = args;
       Result<ExecResult> r = Executor(eo).run(module, kernel, a);
       if (!r)
@@ -746,39 +755,82 @@ std::vector<CheckResult> runForFailures(const Module &module, const std::string 
   return found;
 }
 
-void falsifyUndecided(const Module &module, Report &report, const ReplayOptions &opts) {
-  for (KernelReport &kr : report.kernels) {
-    std::vector<CheckResult *> open;
-    bool scheduleDependent = false;
-    // Checks left unsolved once the kernel failed (--fail-fast) stay so.
-    bool failed = std::any_of(kr.checks.begin(), kr.checks.end(), [](const CheckResult &c) {
-      return c.status == CheckStatus::Failed;
-    });
-    for (CheckResult &c : kr.checks)
-      if (c.status == CheckStatus::Unknown && c.id != CheckId::Unsupported &&
-          c.id != CheckId::Internal && !(failed && !c.attempted)) {
-        open.push_back(&c);
-        scheduleDependent |= isScheduleDependent(c.id);
-      }
-    if (open.empty())
-      continue;
-    for (CheckResult &run :
-         runForFailures(module, kr.name, scheduleDependent, {1 << 12, 1 << 16}, opts)) {
-      // One check per violation: the first open one it refutes.
-      auto match = std::find_if(open.begin(), open.end(),
-                                [&](const CheckResult *c) { return refutes(run, *c); });
-      if (match == open.end() || (*match)->status != CheckStatus::Unknown)
-        continue;
-      CheckResult &c = **match;
-      c.status = CheckStatus::Failed;
-      if (!c.failMessage.empty())
-        c.message = c.failMessage;
-      c.counterexample = std::move(run.counterexample);
-      c.explanation = "the solver gave no answer; " + run.explanation;
-      c.confirmed = true;
-      c.observed = std::move(run.observed);
-      kr.verdict = Verdict::Failed;
+namespace {
+
+/// The undecided checks of one kernel that a run on the executor shows
+/// failing become failed (see falsifyUndecided).
+void falsifyKernel(const Module &module, KernelReport &kr, const ReplayOptions &opts) {
+  std::vector<CheckResult *> open;
+  bool scheduleDependent = false;
+  // Checks left unsolved once the kernel failed (--fail-fast) stay so.
+  bool failed = std::any_of(kr.checks.begin(), kr.checks.end(), [](const CheckResult &c) {
+    return c.status == CheckStatus::Failed;
+  });
+  for (CheckResult &c : kr.checks)
+    if (c.status == CheckStatus::Unknown && c.id != CheckId::Unsupported &&
+        c.id != CheckId::Internal && !(failed && !c.attempted)) {
+      open.push_back(&c);
+      scheduleDependent |= isScheduleDependent(c.id);
     }
+  if (open.empty())
+    return;
+  for (CheckResult &run :
+       runForFailures(module, kr.name, scheduleDependent, {1 << 12, 1 << 16}, opts)) {
+    // One check per violation: the first open one it refutes.
+    auto match = std::find_if(open.begin(), open.end(),
+                              [&](const CheckResult *c) { return refutes(run, *c); });
+    if (match == open.end() || (*match)->status != CheckStatus::Unknown)
+      continue;
+    CheckResult &c = **match;
+    c.status = CheckStatus::Failed;
+    if (!c.failMessage.empty())
+      c.message = c.failMessage;
+    c.counterexample = std::move(run.counterexample);
+    c.explanation = "the solver gave no answer; " + run.explanation;
+    c.confirmed = true;
+    c.observed = std::move(run.observed);
+    kr.verdict = Verdict::Failed;
+  }
+}
+
+/// `opts` with the deadline of a kernel whose verification took `kr.timeMs`
+/// of its budget; none where the budget is spent.
+std::optional<ReplayOptions> withinBudget(const KernelReport &kr, const ReplayOptions &opts) {
+  ReplayOptions bounded = opts;
+  if (opts.budgetSeconds <= 0)
+    return bounded;
+  double left = opts.budgetSeconds - kr.timeMs / 1000;
+  if (left <= 0)
+    return std::nullopt;
+  bounded.deadline = std::chrono::steady_clock::now() +
+                     std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                         std::chrono::duration<double>(left));
+  return bounded;
+}
+
+} // namespace
+
+void falsifyUndecided(const Module &module, Report &report, const ReplayOptions &opts) {
+  for (KernelReport &kr : report.kernels)
+    if (std::optional<ReplayOptions> bounded = withinBudget(kr, opts))
+      falsifyKernel(module, kr, *bounded);
+}
+
+void replayAndFalsify(const Module &module, Report &report, const ReplayOptions &opts) {
+  for (KernelReport &kr : report.kernels) {
+    // Replay and falsifying runs share what the proof left of the budget;
+    // past it a failed check stays failed (not replayed) and an undecided
+    // one unknown.
+    std::optional<ReplayOptions> bounded = withinBudget(kr, opts);
+    for (CheckResult &c : kr.checks)
+      if (c.status == CheckStatus::Failed) {
+        if (bounded)
+          replayCheck(module, kr.name, c, *bounded);
+        else
+          c.observed = "not replayed: the kernel's verification budget is spent";
+      }
+    if (bounded)
+      falsifyKernel(module, kr, *bounded);
   }
 }
 

@@ -12,9 +12,11 @@
 #include "kuiper/Checks.h"
 #include "kuiper/Compiler.h"
 
+#include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <utility>
@@ -173,6 +175,10 @@ struct ExecOptions {
   /// threads, those of spec clauses included; 0 = no limit. Replay uses it so
   /// a huge loop cannot stall a compile.
   uint64_t maxSteps = 0;
+  /// Stop (with an error) once the clock passes this point, checked every
+  /// 4096 operations; none = no limit. The falsifying runs after a proof use
+  /// it to stay within the kernel's verification budget.
+  std::optional<std::chrono::steady_clock::time_point> deadline;
 };
 
 /// What a run observed.

@@ -13,6 +13,8 @@
 #include "kuiper/Executor.h"
 
 #include <cstdint>
+#include <chrono>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,6 +40,12 @@ struct ReplayOptions {
   /// Let `chooseScalars` solve for sizes under which every loop runs twice
   /// (Z3: tens to hundreds of milliseconds) rather than take its list alone.
   bool solveSizes = true;
+  /// The kernel's verification budget in seconds (0: none): falsifyUndecided
+  /// starts no run of a kernel once its verification time and those runs
+  /// have used it up (its open checks then stay unknown).
+  double budgetSeconds = 0;
+  /// Set by falsifyUndecided from the budget: no run starts after it.
+  std::optional<std::chrono::steady_clock::time_point> deadline;
 };
 
 /// Replays the counterexample of one failed check of `kernel`; sets
@@ -74,6 +82,10 @@ std::vector<CheckResult> runForFailures(const Module &module, const std::string 
 /// parameters keep their undecided approx clauses).
 void falsifyUndecided(const Module &module, Report &report,
                       const ReplayOptions &opts = {});
+
+/// replayCounterexamples and falsifyUndecided kernel by kernel, within what
+/// each kernel's verification left of `opts.budgetSeconds`.
+void replayAndFalsify(const Module &module, Report &report, const ReplayOptions &opts = {});
 
 } // namespace kuiper
 

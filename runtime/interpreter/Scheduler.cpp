@@ -256,6 +256,11 @@ void KernelInterpreter::runThread(Thread &thread, bool yieldAtMemoryAccess) {
            " operations reached");
       return;
     }
+    if (options.deadline && (totalSteps & 4095) == 0 &&
+        std::chrono::steady_clock::now() > *options.deadline) {
+      fail("time limit reached");
+      return;
+    }
     if (semantics && semantics->threadStep) {
       if (!(this->*semantics->threadStep)(thread, op) ||
           thread.state != Thread::Ready)

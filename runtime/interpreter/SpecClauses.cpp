@@ -39,6 +39,11 @@ bool KernelInterpreter::evaluateRegion(Region &region,
       fail("step limit of " + std::to_string(options.maxSteps) + " operations reached");
       return false;
     }
+    if (options.deadline && (totalSteps & 4095) == 0 &&
+        std::chrono::steady_clock::now() > *options.deadline) {
+      fail("time limit reached");
+      return false;
+    }
     if (!evaluate(&op, context))
       return false;
   }
