@@ -348,6 +348,23 @@ TEST(Falsify, UndecidedCheckFailsWhenARunShowsIt) {
   EXPECT_EQ(c.counterexample[0].first, "n");
 }
 
+TEST(Falsify, SpentBudgetLeavesTheCheckUndecided) {
+  // The proof used the whole budget: no run starts, the check stays unknown.
+  Module m = compileNoVerify(kLeaky, "k.kp");
+  Report r = undecided("leaky_relu", "postcondition", 5, 3);
+  r.kernels[0].timeMs = 2000;
+  ReplayOptions opts;
+  opts.budgetSeconds = 2;
+  replayAndFalsify(m, r, opts);
+  EXPECT_EQ(r.kernels[0].verdict, Verdict::Unknown);
+  EXPECT_EQ(r.kernels[0].checks[0].status, CheckStatus::Unknown);
+  // With budget left, the same run shows the failure.
+  r = undecided("leaky_relu", "postcondition", 5, 3);
+  r.kernels[0].timeMs = 100;
+  replayAndFalsify(m, r, opts);
+  EXPECT_EQ(r.kernels[0].checks[0].status, CheckStatus::Failed);
+}
+
 TEST(Falsify, CorrectKernelStaysUndecided) {
   // A run that passes proves nothing: the check stays unknown, never proved.
   Module m = compileNoVerify(kCopy, "k.kp");

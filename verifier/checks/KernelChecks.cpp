@@ -134,14 +134,14 @@ void SymExec::finalChecks() {
         // function (libdevice's own error, and its slope) are outside it.
         if (t.is_real() && k == Z3_OP_DIV && noBound.empty() && !t.arg(1).is_numeral())
           noBound = "the code divides by a computed value";
-        if (t.is_real() && k == Z3_OP_UNINTERPRETED && t.num_args() > 0 && noBound.empty())
-          for (unsigned i = 0; i < t.num_args(); ++i)
-            if (t.arg(i).is_real())
-            {
-              std::string fn = t.decl().name().str();
-              noBound = "the code applies '" + fn.substr(0, fn.find('_')) +
-                        "', whose error is libdevice's, not a rounding";
-            }
+        bool realArgs = false;
+        for (unsigned i = 0; i < t.num_args(); ++i)
+          realArgs |= t.arg(i).is_real();
+        if (t.is_real() && k == Z3_OP_UNINTERPRETED && realArgs && noBound.empty()) {
+          std::string fn = t.decl().name().str();
+          noBound = "the code applies '" + fn.substr(0, fn.find('_')) +
+                    "', whose error is libdevice's, not a rounding";
+        }
         // A comparison of rounded values (`s > 0.0` with `s = (a + big) -
         // big`) can come out the other way in floats: the value it selects
         // then differs from the exact one by more than any rounding bound.
@@ -267,7 +267,7 @@ bool SymExec::writerPostcondition(EnsuresOp ens) {
       extra.push_back(iterRange[k]);
     for (size_t d = 0; d < t.size(); ++d) {
       extra.push_back(e.idx[d] == t[d]);
-      solveIndex(e.idx[d], t[d], extra);
+      solveIndex(e.idx[d], t[d], extra); // the bound variables, where it can
     }
     // Where a later write (of any thread: one after a barrier, the same
     // thread's) stores to the element, this one is not the final value.

@@ -386,8 +386,6 @@ Answer kuiper::solver::solveQuery(z3::context &context, Query &query, const Limi
     if (!query.splits.empty() &&
         caseSplit(context, asserts, query, limits, limits.quickRlimit / 4, watchdog, interrupted))
       return Answer::Proved;
-    if (interrupted && *interrupted)
-      return Answer::Unknown;
     z3::check_result first = tacticStage(context, asserts, limits,
                                          keepCertificate ? &query.certificate : nullptr,
                                          watchdog, interrupted);
