@@ -284,14 +284,17 @@ bool evalCmpF(KernelInterpreter &in, Operation *op, EvalContext &context) {
   // is not approximately a finite value.)
   bool equal = a == b || (context.approx && std::isfinite(tolerance) &&
                           std::fabs(a - b) <= tolerance);
-  if (context.approx && in.options.approxWithinRange && !equal && !unordered) {
-    // Past the range the approx proof models: underflow or overflow.
+  // Past the range the approx proof models: underflow or overflow.
+  bool outsideModel = false;
+  if (context.approx && !equal && !unordered) {
     auto ft = dyn_cast<FloatType>(op->getOperand(0).getType());
     double tiny = ft ? llvm::APFloat::getSmallestNormalized(ft.getFloatSemantics())
                                .convertToDouble() * 0x1p24
                      : 0;
     bool underflow = (std::fabs(a) < tiny || std::fabs(b) < tiny) && std::fabs(a - b) <= tiny;
-    equal = underflow || std::isinf(a) || std::isinf(b);
+    outsideModel = underflow || std::isinf(a) || std::isinf(b);
+    if (in.options.approxWithinRange)
+      equal = outsideModel;
   }
   bool less = !equal && a < b, greater = !equal && a > b;
   using P = arith::CmpFPredicate;
@@ -322,6 +325,10 @@ bool evalCmpF(KernelInterpreter &in, Operation *op, EvalContext &context) {
         arith::stringifyCmpFPredicate(predicate).str());
     if (context.approx)
       why += " (tolerance " + formatDouble(tolerance, true) + ")";
+    // The proof's bound assumes neither (its trust list says so).
+    if (outsideModel)
+      why += "; a value underflowed or overflowed, which the approx proof assumes does not "
+             "happen";
   }
   return setResult(in, op, context, makeBool(holds));
 }
