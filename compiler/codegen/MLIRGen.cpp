@@ -504,6 +504,9 @@ private:
     flag = Value();
     if (containsReturn(k.body)) {
       flag = newLocal(l, b.getI1Type());
+      // The thread's own flag (not an inlined fn's): once it is false the
+      // thread has ended, which the verifier's loop invariants rely on.
+      flag.getDefiningOp()->setAttr("kuiper.thread_running", b.getUnitAttr());
       storeLocal(l, boolConst(l, true), flag);
     }
     block(k.body);

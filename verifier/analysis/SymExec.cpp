@@ -97,6 +97,10 @@ SymExec::SymExec(z3::context &z, KernelOp kernel, FloatMode mode)
     }
   });
   useLanes = block[0] % 32 == 0 && warpLevel;
+  kernel.walk([&](memref::AllocaOp a) {
+    if (a->hasAttr("kuiper.thread_running"))
+      runningFlag = key(a.getResult());
+  });
   // Without warp-level ids, one constant c that threadIdx.x is divided by
   // (`t / 2` for pairs of threads, `t % 4`) splits it the same way,
   // threadIdx.x = c * hi + lo: the writer of `y[t / 2]` under `t % 2 == 0`

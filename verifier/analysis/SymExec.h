@@ -395,6 +395,9 @@ private:
   z3::expr linearOf(const std::vector<z3::expr> &tv) const;
   std::vector<Observable> pairObservables(const std::vector<z3::expr> &A,
                                           const std::vector<z3::expr> &B) const;
+  /// The kernel's "still running" local (how `return` is lowered; marked
+  /// `kuiper.thread_running`), if it has one.
+  const void *runningFlag = nullptr;
   bool useLanes = false;
   /// threadIdx.x = split * threadVars[6] + threadVars[0] when split > 1 (32:
   /// warp column and lane, with useLanes); threadVars[0] itself otherwise.

@@ -52,10 +52,17 @@ void SymExec::loopInvariants(Region &region, std::optional<z3::expr> iv, bool ch
     if (auto inv = dyn_cast<InvariantOp>(o)) {
       if (inv.getApprox() != (mode == FloatMode::Real))
         continue;
-      if (check)
+      if (check) {
+        // A thread that returned has ended: nothing it would do is done, so
+        // its locals need not satisfy the invariant (a for loop goes on
+        // counting with its body skipped).
+        z3::expr savedPc = pc;
+        if (runningFlag && locals.count(runningFlag))
+          pc = pc && locals.at(runningFlag);
         addObligation(CheckId::Invariant, inv.getLoc(), "the loop invariant holds " + when,
                       "the loop invariant may not hold " + when, get(inv.getCond()));
-      else
+        pc = savedPc;
+      } else
         facts = facts && get(inv.getCond());
     } else if (!o.hasTrait<OpTrait::IsTerminator>() && needed.count(&o)) {
       execOp(o);
