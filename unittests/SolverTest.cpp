@@ -17,6 +17,71 @@ TEST(Solver, SmtTextIsWhatASolverPrints) {
   EXPECT_EQ(back.size(), 2u);
 }
 
+// The float abstraction: float operations become uninterpreted functions,
+// in quantifier and lambda bodies too, so that a proof that needs only
+// congruence does not bit-blast IEEE arithmetic.
+
+namespace {
+bool hasFloatOperation(const z3::expr &e) {
+  if (e.is_quantifier())
+    return hasFloatOperation(e.body());
+  if (!e.is_app())
+    return false;
+  Z3_decl_kind k = e.decl().decl_kind();
+  if (k >= Z3_OP_FPA_ADD && k <= Z3_OP_FPA_BV2RM)
+    return true;
+  for (unsigned i = 0; i < e.num_args(); ++i)
+    if (hasFloatOperation(e.arg(i)))
+      return true;
+  return false;
+}
+} // namespace
+
+TEST(FloatAbstraction, AbstractsInsideQuantifiersAndKeepsCongruence) {
+  z3::context z;
+  z3::sort f32 = z.fpa_sort<32>();
+  z3::func_decl x = z.function("x", z.int_sort(), f32);
+  z3::expr i = z.int_const("i"), j = z.int_const("j"), k = z.int_const("k");
+  // forall k: x[k] + x[k] is not NaN; and, free, x[i] + x[j] != x[j] + x[i] with i == j.
+  z3::expr quantified = z3::forall(k, !(x(k) + x(k)).mk_is_nan());
+  z3::expr_vector in(z);
+  in.push_back(quantified);
+  in.push_back(i == j);
+  in.push_back(!((x(i) + x(j)) == (x(j) + x(i))));
+  bool quantifiers = false;
+  std::optional<z3::expr_vector> out = abstractFloats(z, in, nullptr, nullptr, &quantifiers);
+  ASSERT_TRUE(out.has_value());
+  EXPECT_TRUE(quantifiers);
+  for (unsigned n = 0; n < out->size(); ++n)
+    EXPECT_FALSE(hasFloatOperation((*out)[n])) << (*out)[n];
+  EXPECT_TRUE((*out)[0].is_quantifier());
+  z3::solver s(z);
+  for (unsigned n = 0; n < out->size(); ++n)
+    s.add((*out)[n]);
+  EXPECT_EQ(s.check(), z3::unsat); // commutativity and congruence, no IEEE
+}
+
+TEST(FloatAbstraction, OnlyOverApproximates) {
+  // 1 + 1 is not NaN in IEEE, but an uninterpreted addition may give NaN:
+  // the abstraction can lose a proof (then the query is tried as it is),
+  // never make one.
+  z3::context z;
+  z3::expr a = z.fpa_const<32>("a"), k = z.int_const("k");
+  z3::expr_vector in(z);
+  in.push_back(a == z.fpa_val(1.0f));
+  in.push_back(z3::forall(k, k < 0 || (a + a).mk_is_nan()));
+  z3::solver ieee(z);
+  for (unsigned n = 0; n < in.size(); ++n)
+    ieee.add(in[n]);
+  EXPECT_EQ(ieee.check(), z3::unsat);
+  std::optional<z3::expr_vector> out = abstractFloats(z, in);
+  ASSERT_TRUE(out.has_value());
+  z3::solver s(z);
+  for (unsigned n = 0; n < out->size(); ++n)
+    s.add((*out)[n]);
+  EXPECT_EQ(s.check(), z3::sat);
+}
+
 // The interval refuter (Intervals.cpp): a refutation is a proof, so it must
 // never refute a satisfiable conjunction.
 

@@ -898,8 +898,11 @@ private:
       if (op == "/") return arith::DivFOp::create(b, l, x, y);
       if (op == "%") return arith::RemFOp::create(b, l, x, y);
       if (op == "==" && spec) {
-        // In specs NaN equals NaN (LANGUAGE.md §5).
-        Value eq = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ, x, y);
+        // In specs NaN equals NaN (docs/language.md §5). The comparison is
+        // marked as a spec's equality: an `fn` body inlined into a clause is
+        // code, and its `==` stays IEEE's (a NaN equals nothing).
+        auto eq = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ, x, y);
+        eq->setAttr("kuiper.nan_equal", b.getUnitAttr());
         Value xn = arith::CmpFOp::create(b, l, arith::CmpFPredicate::UNO, x, x);
         Value yn = arith::CmpFOp::create(b, l, arith::CmpFPredicate::UNO, y, y);
         return arith::OrIOp::create(b, l, eq, arith::AndIOp::create(b, l, xn, yn));
@@ -1087,6 +1090,11 @@ private:
       flag = savedFlag;
       result = savedResult;
     });
+    // The body is code wherever it is called: its comparisons mean what
+    // they mean in a kernel, in a clause too (`a == a` is false for a NaN).
+    bool savedSpec = spec;
+    llvm::scope_exit restoreSpec([&] { spec = savedSpec; });
+    spec = false;
     bool returns = fn.result.scalar != A::ScalarKind::Void;
     result = returns ? newLocal(l, type(fn.result)) : Value();
     flag = Value();

@@ -269,8 +269,9 @@ bool evalCmpF(KernelInterpreter &in, Operation *op, EvalContext &context) {
   double a = v.lhs.real, b = v.rhs.real;
   bool unordered = std::isnan(a) || std::isnan(b);
   bool bothNaN = std::isnan(a) && std::isnan(b);
-  // Spec clauses compare NaN == NaN as equal (a NaN result is expected).
-  bool specNaNs = context.inSpec && bothNaN;
+  // A clause's `==` (marked by MLIRGen) compares NaN == NaN as equal (a NaN
+  // result is expected); an `fn` body's, inlined into a clause, is IEEE's.
+  bool specNaNs = context.inSpec && bothNaN && op->hasAttr("kuiper.nan_equal");
   // The relative tolerance is meant for f32; a coarser format (f16, bf16)
   // rounds 2^13 or 2^16 times coarser, and its tolerance scales with it.
   double scale = 1;

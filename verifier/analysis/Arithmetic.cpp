@@ -460,7 +460,9 @@ z3::expr SymExec::floatOp(Operation &op) {
       if (z3::eq(a, b))
         eq = !z3::expr(z, Z3_mk_fpa_is_nan(z, a));
       switch (c.getPredicate()) {
-      case P::OEQ: return inSpec ? (a == b || eq) : eq;
+      // A clause's `==` (marked by MLIRGen): NaN equals NaN. Any other
+      // (an `fn` body inlined into a clause) is IEEE's.
+      case P::OEQ: return inSpec && op.hasAttr("kuiper.nan_equal") ? (a == b || eq) : eq;
       case P::UEQ: return eq || nan;
       case P::ONE: return !eq && !nan;
       case P::UNE: return !eq;

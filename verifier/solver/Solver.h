@@ -239,12 +239,14 @@ std::optional<z3::model> findModel(z3::context &context, const z3::expr_vector &
 void solveAll(std::vector<Query> &queries, const ProofCache &cache, const BatchOptions &opts);
 
 /// Replaces floating-point operations by uninterpreted functions of the same
-/// sorts (a proof there holds for IEEE too). Nothing when there are
-/// quantifiers or no float operations, or when `stop` (polled as it goes:
-/// a clause of nested folds has tens of thousands of float terms) says so.
+/// sorts (a proof there holds for IEEE too), in quantifier bodies too
+/// (`quantified` says whether there were any). Nothing when there are no
+/// float operations, or when `stop` (polled as it goes: a clause of nested
+/// folds has tens of thousands of float terms) says so.
 std::optional<z3::expr_vector> abstractFloats(z3::context &context, const z3::expr_vector &in,
                                               const std::function<bool()> &stop = nullptr,
-                                              bool *stopped = nullptr);
+                                              bool *stopped = nullptr,
+                                              bool *quantified = nullptr);
 
 /// Whether integer bounds alone show the conjunction of `asserts` to be
 /// unsatisfiable (Intervals.cpp): true is a proof; false says nothing.

@@ -28,7 +28,7 @@ module {
       ^bb0(%arg3: i32):
         %17 = kuiper.load %arg1[%arg3] : !kuiper.buffer<f32, 1, out>, i32 -> f32
         %18 = kuiper.load %arg0[%arg3] : !kuiper.buffer<f32, 1, in>, i32 -> f32
-        %19 = arith.cmpf oeq, %17, %18 : f32
+        %19 = arith.cmpf oeq, %17, %18 {kuiper.nan_equal} : f32
         %20 = arith.cmpf uno, %17, %17 : f32
         %21 = arith.cmpf uno, %18, %18 : f32
         %22 = arith.andi %20, %21 : i1

@@ -39,7 +39,7 @@ module {
         %17 = arith.select %13, %12, %16 : f32
         memref.store %17, %alloca_0[] : memref<f32>
         %18 = memref.load %alloca_0[] : memref<f32>
-        %19 = arith.cmpf oeq, %11, %18 : f32
+        %19 = arith.cmpf oeq, %11, %18 {kuiper.nan_equal} : f32
         %20 = arith.cmpf uno, %11, %11 : f32
         %21 = arith.cmpf uno, %18, %18 : f32
         %22 = arith.andi %20, %21 : i1

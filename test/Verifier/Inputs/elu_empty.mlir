@@ -38,7 +38,7 @@ module {
         %12 = arith.select %8, %7, %11 : f32
         memref.store %12, %alloca[] : memref<f32>
         %13 = memref.load %alloca[] : memref<f32>
-        %14 = arith.cmpf oeq, %6, %13 : f32
+        %14 = arith.cmpf oeq, %6, %13 {kuiper.nan_equal} : f32
         %15 = arith.cmpf uno, %6, %6 : f32
         %16 = arith.cmpf uno, %13, %13 : f32
         %17 = arith.andi %15, %16 : i1

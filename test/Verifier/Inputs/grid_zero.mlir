@@ -19,7 +19,7 @@ module {
       ^bb0(%i: i32):
         %a = kuiper.load %y[%i] : !kuiper.buffer<f32, 1, out>, i32 -> f32
         %b = kuiper.load %x[%i] : !kuiper.buffer<f32, 1, in>, i32 -> f32
-        %eq = arith.cmpf oeq, %a, %b : f32
+        %eq = arith.cmpf oeq, %a, %b {kuiper.nan_equal} : f32
         kuiper.yield %eq : i1
       }
       kuiper.yield %all : i1

@@ -15,7 +15,7 @@ module {
         %b = kuiper.load %x[%i] : !kuiper.buffer<f32, 1, in>, i32 -> f32
         %two = arith.constant 2.0 : f32
         %r = arith.remf %b, %two : f32
-        %eq = arith.cmpf oeq, %a, %r : f32
+        %eq = arith.cmpf oeq, %a, %r {kuiper.nan_equal} : f32
         kuiper.yield %eq : i1
       }
       kuiper.yield %all : i1
