@@ -644,9 +644,18 @@ bool SymExec::witness(const Event &e, const std::vector<unsigned> &freeThreadVar
         }
         continue;
       }
+      // The run's base is S times the gcd m of its numerals: `y * (16 * gx)
+      // + x` with y = 8 * by + ty has the run 128 * gx, 16 * gx and the
+      // digits after it below 16 * gx, not below gx; the run's digits are
+      // then the numerals k_j / m over base m * S.
+      int64_t m = 0;
+      for (size_t j = i; j < k; ++j)
+        m = std::gcd(m, digits[j].num);
       z3::expr S = digits[i].syms[0];
       for (size_t f = 1; f < digits[i].syms.size(); ++f)
         S = S * digits[i].syms[f];
+      if (m > 1)
+        S = z.int_val(m) * S;
       bool tail = k == todo.size();
       z3::expr q = rem / S;
       if (!tail) {
@@ -662,12 +671,12 @@ bool SymExec::witness(const Event &e, const std::vector<unsigned> &freeThreadVar
           // The digit before the run was checked against todo[i]'s whole
           // coefficient (radixConds of that digit); nothing more here.
         }
-        radixConds(i, k, [&](size_t j) { return z.int_val(digits[j].num); });
+        radixConds(i, k, [&](size_t j) { return z.int_val(digits[j].num / m); });
       }
       for (size_t j = i; j < k; ++j) {
-        z3::expr kj = z.int_val(digits[j].num);
+        z3::expr kj = z.int_val(digits[j].num / m);
         if (j + 1 == k) {
-          w[todo[j].first] = digits[j].num == 1 ? q : q / kj;
+          w[todo[j].first] = digits[j].num == m ? q : q / kj;
         } else {
           w[todo[j].first] = q / kj;
           q = z3::mod(q, kj);
