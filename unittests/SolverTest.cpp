@@ -82,6 +82,30 @@ TEST(FloatAbstraction, OnlyOverApproximates) {
   EXPECT_EQ(s.check(), z3::sat);
 }
 
+TEST(FloatAbstraction, CanKeepTheWrittenOrderOfOperands) {
+  // s1 + s2 in the code, x1 + x2 in a clause, s1 == x1 and s2 == x2 only
+  // through the other assertions: the canonical order may sort the two sums'
+  // operands differently (by shape: an ite and a function application), and
+  // then congruence does not see it; in the written order it does.
+  z3::context z;
+  z3::sort f32 = z.fpa_sort<32>();
+  z3::func_decl x = z.function("x", z.int_sort(), f32);
+  z3::expr i = z.int_const("i"), c = z.bool_const("c");
+  z3::expr s1 = z3::ite(c, x(i), x(i + 0));
+  z3::expr s2 = x(i + 1);
+  z3::expr_vector in(z);
+  in.push_back(!((s1 + s2) == (x(i) + x(i + 1))));
+  bool reordered = false;
+  std::optional<z3::expr_vector> written =
+      abstractFloats(z, in, nullptr, nullptr, nullptr, /*commute=*/false, &reordered);
+  ASSERT_TRUE(written.has_value());
+  EXPECT_FALSE(reordered);
+  z3::solver s(z);
+  for (unsigned n = 0; n < written->size(); ++n)
+    s.add((*written)[n]);
+  EXPECT_EQ(s.check(), z3::unsat);
+}
+
 // The interval refuter (Intervals.cpp): a refutation is a proof, so it must
 // never refute a satisfiable conjunction.
 

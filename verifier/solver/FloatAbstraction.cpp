@@ -9,19 +9,21 @@
 
 /// Replaces floating-point operations and predicates by uninterpreted
 /// functions of the same sorts (rounding modes dropped), inside quantifier
-/// and lambda bodies too. Returns nothing when the formula has no float
+/// and lambda bodies too; with `commute`, the operands of fp.add, fp.mul and
+/// fp.eq in one order (`reordered` tells whether any were swapped). Returns nothing when the formula has no float
 /// operations, or when `stop` said so; `quantified` tells whether it had
 /// quantifiers.
 std::optional<z3::expr_vector> kuiper::solver::abstractFloats(z3::context &c,
                                                              const z3::expr_vector &in,
                                                              const std::function<bool()> &stop,
                                                              bool *stopped,
-                                                             bool *quantified) {
+                                                             bool *quantified, bool commute,
+                                                             bool *reordered) {
   size_t visits = 0;
   bool halted = false;
   std::map<unsigned, z3::expr> memo;
   std::map<std::vector<unsigned>, z3::func_decl> functions;
-  bool any = false, quant = false;
+  bool any = false, quant = false, swaps = false;
   // The shape of a term to depth 8, integer subterms left out, as a hash:
   // memoized per (term, depth), so that its cost is linear in the DAG. (A
   // key string per term grew with the term's unfolding: an unrolled argmax
@@ -118,8 +120,9 @@ std::optional<z3::expr_vector> kuiper::solver::abstractFloats(z3::context &c,
         uint64_t kx = shapeKey(x, 0), ky = shapeKey(y, 0);
         return kx != ky ? kx < ky : Z3_get_ast_id(c, x) < Z3_get_ast_id(c, y);
       };
-      if ((k == Z3_OP_FPA_ADD || k == Z3_OP_FPA_MUL || k == Z3_OP_FPA_EQ) && kept.size() == 2 &&
-          before(kept[1], kept[0])) {
+      if (commute && (k == Z3_OP_FPA_ADD || k == Z3_OP_FPA_MUL || k == Z3_OP_FPA_EQ) &&
+          kept.size() == 2 && before(kept[1], kept[0])) {
+        swaps = true;
         z3::expr_vector swapped(c);
         swapped.push_back(kept[1]);
         swapped.push_back(kept[0]);
@@ -156,6 +159,8 @@ std::optional<z3::expr_vector> kuiper::solver::abstractFloats(z3::context &c,
     *stopped = halted;
   if (quantified)
     *quantified = quant;
+  if (reordered)
+    *reordered = swaps;
   if (!any || halted)
     return std::nullopt;
   return out;

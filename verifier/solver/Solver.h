@@ -240,13 +240,16 @@ void solveAll(std::vector<Query> &queries, const ProofCache &cache, const BatchO
 
 /// Replaces floating-point operations by uninterpreted functions of the same
 /// sorts (a proof there holds for IEEE too), in quantifier bodies too
-/// (`quantified` says whether there were any). Nothing when there are no
+/// (`quantified` says whether there were any); with `commute` the operands
+/// of commutative operations in one order, by their shapes (`reordered`
+/// says whether any were swapped). Nothing when there are no
 /// float operations, or when `stop` (polled as it goes: a clause of nested
 /// folds has tens of thousands of float terms) says so.
 std::optional<z3::expr_vector> abstractFloats(z3::context &context, const z3::expr_vector &in,
                                               const std::function<bool()> &stop = nullptr,
                                               bool *stopped = nullptr,
-                                              bool *quantified = nullptr);
+                                              bool *quantified = nullptr, bool commute = true,
+                                              bool *reordered = nullptr);
 
 /// Whether integer bounds alone show the conjunction of `asserts` to be
 /// unsatisfiable (Intervals.cpp): true is a proof; false says nothing.
