@@ -184,9 +184,10 @@ z3::check_result tacticStage(z3::context &context, const z3::expr_vector &assert
   auto [r, s] = tactic(abstracted ? *abstracted : asserts,
                        abstracted && quantified ? std::min(limits.quickRlimit, kProbeRlimit)
                                                 : limits.quickRlimit);
+  const char *abstractedHeader =
+      "; floating-point operations abstracted as uninterpreted functions\n";
   if (r == z3::unsat && certificate && abstracted)
-    *certificate = "; floating-point operations abstracted as uninterpreted functions\n" +
-                   s.to_smt2();
+    *certificate = abstractedHeader + s.to_smt2();
   if (abstracted && r == z3::sat)
     r = z3::unknown; // a model of the abstraction need not be one of the query
   // The operands of commutative operations in the order written, where the
@@ -207,9 +208,7 @@ z3::check_result tacticStage(z3::context &context, const z3::expr_vector &assert
       auto [w, ws] = tactic(*asWritten, std::min(limits.quickRlimit, kProbeRlimit));
       if (w == z3::unsat) {
         if (certificate)
-          *certificate =
-              "; floating-point operations abstracted as uninterpreted functions\n" +
-              ws.to_smt2();
+          *certificate = abstractedHeader + ws.to_smt2();
         return w;
       }
     }
