@@ -475,7 +475,7 @@ void SymExec::collectTerms(const z3::expr &root, std::set<unsigned> &terms,
 /// factors were written in (`w * 64 * nb` took 0.7 s a bounds check, `64 *
 /// nb * w` 0.5 s; both milliseconds with the cores).
 std::vector<z3::expr> SymExec::productFacts(const std::vector<z3::expr> &roots) const {
-  std::set<unsigned> seen, coreSeen;
+  std::set<unsigned> seen;
   std::vector<z3::expr> products, cores, coreFacts;
   std::map<unsigned, std::set<int64_t>> coefs; // core -> the numerals it occurs scaled by
   std::map<unsigned, std::set<unsigned>> sources; // core -> the products it was read from
@@ -518,19 +518,21 @@ std::vector<z3::expr> SymExec::productFacts(const std::vector<z3::expr> &roots) 
     if (Z3_get_ast_id(z, factors[1]) < Z3_get_ast_id(z, factors[0]))
       std::swap(factors[0], factors[1]);
     z3::expr core = factors[0] * factors[1];
-    coefs[Z3_get_ast_id(z, core)].insert(coef);
-    sources[Z3_get_ast_id(z, core)].insert(Z3_get_ast_id(z, e));
-    if (!coreSeen.insert(Z3_get_ast_id(z, core)).second)
+    unsigned coreId = Z3_get_ast_id(z, core);
+    bool fresh = !coefs.count(coreId);
+    coefs[coreId].insert(coef);
+    sources[coreId].insert(Z3_get_ast_id(z, e));
+    if (!fresh)
       continue;
     cores.push_back(core);
     coreFacts.push_back(e == z.int_val(coef) * core);
   }
-  // The cores join the products where the bound on their number allows
-  // (the facts are quadratic in it).
-  // A core that shares no factor with another product (than those it was
-  // read from) has no pair fact worth having, and its facts only weigh on
-  // the solver (a counterexample search of a grid-stride kernel 3 -> 5 s):
-  // it is left out.
+  if (products.size() > 12) // the facts are quadratic in their number
+    return {};
+  // The cores join the products where that bound allows. A core that
+  // shares no factor with another product (than those it was read from) has
+  // no pair fact worth having, and its facts only weigh on the solver (a
+  // counterexample search of a grid-stride kernel 3 -> 5 s): it is left out.
   auto sharesFactor = [&](const z3::expr &c, size_t self, const std::vector<z3::expr> &with) {
     const std::set<unsigned> &from = sources[Z3_get_ast_id(z, c)];
     for (size_t i = 0; i < with.size(); ++i)
@@ -554,8 +556,6 @@ std::vector<z3::expr> SymExec::productFacts(const std::vector<z3::expr> &roots) 
     kept.clear();
   }
   std::vector<z3::expr> out = kept;
-  if (products.size() > 12)
-    return {};
   for (auto &p : products)
     out.push_back(z3::implies(p.arg(0) >= 0 && p.arg(1) >= 0, p >= 0));
   // Monotonicity, and where two products occur scaled (cores of c1*X1*Y

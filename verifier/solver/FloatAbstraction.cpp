@@ -10,9 +10,9 @@
 /// Replaces floating-point operations and predicates by uninterpreted
 /// functions of the same sorts (rounding modes dropped), inside quantifier
 /// and lambda bodies too; with `commute`, the operands of fp.add, fp.mul and
-/// fp.eq in one order (`reordered` tells whether any were swapped). Returns nothing when the formula has no float
-/// operations, or when `stop` said so; `quantified` tells whether it had
-/// quantifiers.
+/// fp.eq in one order (`reordered` tells whether any were swapped). Returns
+/// nothing when the formula has no float operations, or when `stop` said
+/// so; `quantified` tells whether it had quantifiers.
 std::optional<z3::expr_vector> kuiper::solver::abstractFloats(z3::context &c,
                                                              const z3::expr_vector &in,
                                                              const std::function<bool()> &stop,

@@ -139,13 +139,15 @@ z3::check_result tacticStage(z3::context &context, const z3::expr_vector &assert
                              CpuWatchdog *watchdog, bool *interrupted) {
   bool stopped = false, quantified = false, reordered = false;
   auto budgetGone = [&] { return watchdog && watchdog->budgetRanOut(); };
-  std::optional<z3::expr_vector> abstracted =
-      abstractFloats(context, asserts, budgetGone, &stopped, &quantified, true, &reordered);
-  if (stopped) { // the budget ran out meanwhile
+  auto budgetRanOut = [&] { // while abstracting
     if (interrupted)
       *interrupted = true;
     return z3::unknown;
-  }
+  };
+  std::optional<z3::expr_vector> abstracted =
+      abstractFloats(context, asserts, budgetGone, &stopped, &quantified, true, &reordered);
+  if (stopped)
+    return budgetRanOut();
   // A quantified query whose float terms are only compared (a maximum's
   // fp.gt and fp.isNaN: nothing to bit-blast) keeps its first stage as it
   // was: the abstraction loses the IEEE order such a proof needs, and its
@@ -199,11 +201,8 @@ z3::check_result tacticStage(z3::context &context, const z3::expr_vector &assert
   if (r == z3::unknown && reordered && !(interrupted && *interrupted)) {
     std::optional<z3::expr_vector> asWritten =
         abstractFloats(context, asserts, budgetGone, &stopped, nullptr, false);
-    if (stopped) {
-      if (interrupted)
-        *interrupted = true;
-      return z3::unknown;
-    }
+    if (stopped)
+      return budgetRanOut();
     if (asWritten) {
       auto [w, ws] = tactic(*asWritten, std::min(limits.quickRlimit, kProbeRlimit));
       if (w == z3::unsat) {
