@@ -282,6 +282,8 @@ void SymExec::execFor(ForOp op) {
   iterRange.push_back(iterVars[m] >= 0 && k < hi);
   iterStep.resize(m + 1, z.int_val(0));
   iterStep[m] = st;
+  iterLast.resize(m + 1);
+  iterLast[m] = (hi - lo - 1) / st;
   z3::expr dyn0 = dynInterval;
   unsigned bodyInterval = 0;
   if (perIter) {

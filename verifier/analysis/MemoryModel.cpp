@@ -116,11 +116,19 @@ z3::expr SymExec::read(const MemRef &m, const std::vector<z3::expr> &idx) {
     break;
   }
   case MemNode::Merge: {
-    z3::expr acc = read(m->prev, idx);
+    // Each event's writer of the element, found by its witness: the thread,
+    // and for loops the index does not pin down, the last iteration that
+    // writes it (witness()).
+    struct Writer {
+      z3::expr cov, value;
+      std::map<unsigned, z3::expr> iters; ///< free loop -> the writer's iteration
+    };
+    std::vector<Writer> writers;
     for (size_t i = 0; i < m->events.size(); ++i) {
       const Event &e = *m->events[i];
       std::vector<z3::expr> from, to;
-      if (!witness(e, m->freeThreadVars, idx, from, to, true, nullptr, m->fixedIters)) {
+      std::vector<bool> last;
+      if (!witness(e, m->freeThreadVars, idx, from, to, true, nullptr, m->fixedIters, &last)) {
         unsupportedAt(e.loc, "cannot tell which thread writes '" + mems.at(e.mem).name +
                                  "' here (index not affine in the thread ids)");
         break;
@@ -140,7 +148,35 @@ z3::expr SymExec::read(const MemRef &m, const std::vector<z3::expr> &idx) {
       // for the inferred writer: a valid fact wherever that writer exists.
       if (!z3::eq(e.facts.simplify(), z.bool_val(true)))
         termFacts.push_back({cov, z3::implies(cov, z3::expr(e.facts).substitute(f, t))});
-      acc = z3::ite(cov, v, acc);
+      Writer w{cov, v, {}};
+      for (unsigned k : e.iters)
+        for (size_t j = 0; j < from.size(); ++j)
+          if (z3::eq(from[j], iterVars[k]))
+            w.iters.emplace(k, to[j]);
+      writers.push_back(std::move(w));
+    }
+    // The last write wins. Events in program order are also in time order,
+    // except for two in one loop the merge does not fix: there an earlier
+    // event of a later iteration comes after (`s[3t + i] = a; s[3t + i + 1] =
+    // b;` writes s[3t + 1] last with `a`). So an event's writer is overruled
+    // by another event's that is later in time: a later iteration of the
+    // loops they share, outermost first, or the same iterations and later in
+    // the body.
+    z3::expr acc = read(m->prev, idx);
+    for (size_t i = 0; i < writers.size(); ++i) {
+      z3::expr wins = writers[i].cov;
+      for (size_t j = 0; j < writers.size(); ++j) {
+        std::vector<z3::expr> mine, theirs;
+        for (auto &[k, it] : writers[i].iters)
+          if (auto o = writers[j].iters.find(k); j != i && o != writers[j].iters.end()) {
+            mine.push_back(it);
+            theirs.push_back(o->second);
+          }
+        if (mine.empty())
+          continue; // program order is time order
+        wins = wins && !(writers[j].cov && iterationsBefore(mine, theirs, j < i));
+      }
+      acc = z3::ite(wins, writers[i].value, acc);
     }
     r = m->cond ? z3::ite(*m->cond, acc, read(m->prev, idx)) : acc;
     break;
@@ -380,11 +416,26 @@ static bool linearizeTree(const z3::expr &e, const std::vector<z3::expr> &vars, 
   return go(e, z.int_val(1));
 }
 
+/// Whether a path condition depends on the iteration variable `v` other than
+/// through the ranges of loops (its conjuncts among `ranges`).
+static bool pathDecides(const z3::expr &pc, const z3::expr &v, const std::vector<z3::expr> &ranges) {
+  for (const z3::expr &r : ranges)
+    if (z3::eq(pc, r))
+      return false;
+  if (pc.is_app() && pc.decl().decl_kind() == Z3_OP_AND) {
+    for (unsigned i = 0; i < pc.num_args(); ++i)
+      if (pathDecides(pc.arg(i), v, ranges))
+        return true;
+    return false;
+  }
+  return mentions(pc, {v});
+}
+
 bool SymExec::witness(const Event &e, const std::vector<unsigned> &freeThreadVars,
                       const std::vector<z3::expr> &target, std::vector<z3::expr> &from,
                       std::vector<z3::expr> &to, bool iterFirst,
                       std::optional<z3::expr> *selfGoal,
-                      const std::set<unsigned> &fixedIters) {
+                      const std::set<unsigned> &fixedIters, std::vector<bool> *lastIteration) {
   // With `selfGoal` (target = the event's own index): conditions on the
   // writer's own variables under which the witness names the writer itself,
   // by the uniqueness of mixed-radix digits (see `digit conditions` below).
@@ -392,11 +443,14 @@ bool SymExec::witness(const Event &e, const std::vector<unsigned> &freeThreadVar
   z3::expr digitConds = z.bool_val(true);
   size_t nThread = freeThreadVars.size();
   std::vector<z3::expr> vars;
+  std::vector<unsigned> loopOf; // per variable after the thread's: its loop
   for (unsigned i : freeThreadVars)
     vars.push_back(threadVars[i]);
   for (unsigned k : e.iters)
-    if (!fixedIters.count(k))
+    if (!fixedIters.count(k)) {
       vars.push_back(iterVars[k]);
+      loopOf.push_back(k);
+    }
   std::vector<std::optional<z3::expr>> w(vars.size());
   // A 2-D index (E / N, E % N) over a flattened E (truncating division by an
   // N the thread ids do not determine) is inverted as the 1-D index E at the
@@ -716,10 +770,34 @@ bool SymExec::witness(const Event &e, const std::vector<unsigned> &freeThreadVar
   for (size_t i = 0; i < vars.size(); ++i)
     digit[i] = w[i].has_value();
   scan(e.pc);
+  // With `lastIteration`: an iteration of a `for` loop that neither the index
+  // nor the path (beyond the loops' ranges) decides (`for i in 0..m { a[t] =
+  // i; }` writes a[t] in every iteration) is the loop's last, the one whose
+  // value stays. The caller's
+  // lemma is then "the same thread, at an iteration no later than the
+  // witness's, which writes the element too" (mergeNode).
+  if (lastIteration) {
+    lastIteration->assign(vars.size(), false);
+    std::vector<z3::expr> ranges;
+    for (unsigned k : e.iters)
+      ranges.push_back(iterRange[k]);
+    for (size_t i = nThread; i < vars.size(); ++i) {
+      unsigned k = loopOf[i - nThread];
+      if (w[i] || k >= iterLast.size() || !iterLast[k] || pathDecides(e.pc, vars[i], ranges))
+        continue;
+      z3::expr_vector f(z), t(z);
+      for (size_t j = 0; j < vars.size(); ++j) {
+        f.push_back(vars[j]);
+        t.push_back(w[j] ? *w[j] : z.int_val(0));
+      }
+      w[i] = z3::expr(*iterLast[k]).substitute(f, t);
+      (*lastIteration)[i] = true;
+    }
+  }
   for (size_t i = 0; i < vars.size(); ++i) {
     from.push_back(vars[i]);
     to.push_back(w[i] ? *w[i] : z.int_val(0));
-    if (selfGoal && !digit[i])
+    if (selfGoal && !digit[i] && !(lastIteration && (*lastIteration)[i]))
       digitConds = digitConds && vars[i] == to.back();
   }
   if (selfGoal && exact)
@@ -774,6 +852,14 @@ z3::expr SymExec::covered(const Event &e, const std::vector<z3::expr> &from,
   return c;
 }
 
+z3::expr SymExec::iterationsBefore(const std::vector<z3::expr> &a, const std::vector<z3::expr> &b,
+                                   bool strict) {
+  z3::expr r = z.bool_val(!strict);
+  for (size_t i = a.size(); i-- > 0;)
+    r = a[i] < b[i] || (a[i] == b[i] && r);
+  return r;
+}
+
 MemRef SymExec::mergeNode(const void *mem, MemRef prev, const std::vector<const Event *> &evs,
                           const std::vector<unsigned> &freeThreadVars,
                           const std::set<unsigned> &fixedIters) {
@@ -788,7 +874,8 @@ MemRef SymExec::mergeNode(const void *mem, MemRef prev, const std::vector<const 
   for (const Event *e : evs) {
     std::vector<z3::expr> from, to;
     std::optional<z3::expr> selfGoal;
-    if (!witness(*e, freeThreadVars, e->idx, from, to, true, &selfGoal, fixedIters)) {
+    std::vector<bool> last;
+    if (!witness(*e, freeThreadVars, e->idx, from, to, true, &selfGoal, fixedIters, &last)) {
       unsupportedAt(e->loc, "cannot tell which thread writes '" + mems.at(mem).name + "' here");
       return node;
     }
@@ -807,8 +894,29 @@ MemRef SymExec::mergeNode(const void *mem, MemRef prev, const std::vector<const 
     // The inferred writer of the element written here is this very (thread,
     // iteration): the writer is unique and the merge takes its value.
     z3::expr same = z.bool_val(true);
-    for (size_t i = 0; i < from.size(); ++i)
-      same = same && from[i] == to[i];
+    std::vector<z3::expr> mine, theirs; // iterations, outermost first
+    bool anyLast = false;
+    for (size_t i = 0; i < from.size(); ++i) {
+      if (i >= freeThreadVars.size()) {
+        mine.push_back(from[i]);
+        theirs.push_back(to[i]);
+      }
+      if (last[i])
+        anyLast = true;
+      else
+        same = same && from[i] == to[i];
+    }
+    if (anyLast) {
+      // A loop that writes the element in several iterations: the witness is
+      // the same thread at the last of them, so it is no earlier than this
+      // iteration and writes the element as well.
+      o.goal = (selfGoal ? *selfGoal : same) && iterationsBefore(mine, theirs, false) &&
+               covered(*e, from, to, e->idx);
+      o.lemma = true;
+      o.writerLemma = true;
+      obligations.push_back(std::move(o));
+      continue;
+    }
     o.goal = covered(*e, from, to, e->idx) && same;
     // The digit conditions imply `same` (uniqueness of Euclidean division,
     // see witness()), and with the witness equal to the writer, `covered`

@@ -276,6 +276,10 @@ private:
   std::vector<z3::expr> iterVars;   ///< iteration variables of abstract loops
   std::vector<z3::expr> iterRange;  ///< range constraint of each iteration var
   std::vector<z3::expr> iterStep;
+  /// The last iteration of each `for` loop with a symbolic trip count,
+  /// `(hi - lo - 1) / step` (meaningful where the loop runs at all); none for
+  /// `while` loops.
+  std::vector<std::optional<z3::expr>> iterLast;
   /// Valid arithmetic facts about the witnesses built since the last use.
   /// Facts valid for every thread (in its ids and iterations), whatever it
   /// did: instantiated, as witnessFacts, for each writer an obligation names.
@@ -496,7 +500,12 @@ private:
                const std::vector<z3::expr> &target, std::vector<z3::expr> &from,
                std::vector<z3::expr> &to, bool iterFirst = true,
                std::optional<z3::expr> *selfGoal = nullptr,
-               const std::set<unsigned> &fixedIters = {});
+               const std::set<unsigned> &fixedIters = {},
+               std::vector<bool> *lastIteration = nullptr);
+  /// Lexicographic `a <= b` (or `a < b` with `strict`) of iteration vectors,
+  /// outermost loop first.
+  z3::expr iterationsBefore(const std::vector<z3::expr> &a, const std::vector<z3::expr> &b,
+                            bool strict);
   /// Merges the writes of the current barrier interval into the block's view.
   /// Merges the writes of the barrier interval into the memory state at a
   /// barrier; `atSyncWarp`: of shared arrays, by the reader's warp, where the

@@ -139,9 +139,10 @@ void SymExec::raceChecks() {
       std::vector<z3::expr> sameWriter;
       if (lemmaApplies && i == j) {
         std::vector<z3::expr> J, from, to;
+        std::vector<bool> last; // as the final merge's lemma has it
         for (size_t d = 0; d < a.idx.size(); ++d)
           J.push_back(fresh(mi.name + "_target", z.int_sort()));
-        if (witness(a, {0, 1, 2, 3, 4, 5, 6}, J, from, to)) {
+        if (witness(a, {0, 1, 2, 3, 4, 5, 6}, J, from, to, true, nullptr, {}, &last)) {
           witnessFacts.clear();
           z3::expr atJ = z.bool_val(true);
           for (size_t d = 0; d < J.size(); ++d)
@@ -151,8 +152,11 @@ void SymExec::raceChecks() {
             z3::expr hyp = z.bool_val(true), is = z.bool_val(true);
             for (size_t d = 0; d < J.size(); ++d)
               hyp = hyp && J[d] == renamed(a.idx[d], a.iters, suffix);
+            // (The lemma of a loop's last iteration names the thread, and
+            // an iteration no earlier: only the thread is equal.)
             for (size_t v = 0; v < from.size(); ++v)
-              is = is && renamed(from[v], a.iters, suffix) == to[v];
+              if (!last[v])
+                is = is && renamed(from[v], a.iters, suffix) == to[v];
             sameWriter.push_back(z3::implies(hyp, is));
           }
         }
@@ -163,11 +167,13 @@ void SymExec::raceChecks() {
           auto known = ownWriter.find(&e);
           if (known == ownWriter.end()) {
             std::vector<z3::expr> from, to;
+            std::vector<bool> last;
             std::optional<z3::expr> eq;
-            if (witness(e, {0, 1, 2, 3, 4, 5, 6}, e.idx, from, to)) {
+            if (witness(e, {0, 1, 2, 3, 4, 5, 6}, e.idx, from, to, true, nullptr, {}, &last)) {
               eq = z.bool_val(true);
               for (size_t v = 0; v < from.size(); ++v)
-                eq = *eq && from[v] == to[v];
+                if (!last[v])
+                  eq = *eq && from[v] == to[v];
             }
             witnessFacts.clear();
             known = ownWriter.emplace(&e, eq).first;
