@@ -109,6 +109,84 @@ TEST(FloatAbstraction, CanKeepTheWrittenOrderOfOperands) {
 // The interval refuter (Intervals.cpp): a refutation is a proof, so it must
 // never refute a satisfiable conjunction.
 
+// Trees of IEEE maxima and minima over one set of leaves become one term.
+
+namespace {
+/// The balanced tree of `leaves[lo..hi)`, or the left fold with `fold`.
+z3::expr tree(z3::context &z, bool isMin, const std::vector<z3::expr> &leaves, size_t lo,
+              size_t hi, bool fold) {
+  if (hi - lo == 1)
+    return leaves[lo];
+  if (fold)
+    return ieeeExtremum(z, isMin, tree(z, isMin, leaves, lo, hi - 1, true), leaves[hi - 1]);
+  size_t mid = (lo + hi) / 2;
+  return ieeeExtremum(z, isMin, tree(z, isMin, leaves, lo, mid, false),
+                      tree(z, isMin, leaves, mid, hi, false));
+}
+
+z3::check_result solved(const z3::expr_vector &asserts) {
+  z3::solver s(asserts.ctx());
+  for (unsigned n = 0; n < asserts.size(); ++n)
+    s.add(asserts[n]);
+  return s.check();
+}
+} // namespace
+
+TEST(Extrema, ButterflyAndFoldOverOneLeafSetAreOneTerm) {
+  // x[16 w + k] in a fold for k = 0..15; a balanced tree of the same
+  // elements, indexed through l + 8 - 8 under l == 0 and w2 == w, with one
+  // leaf twice (idempotence).
+  z3::context z;
+  z3::func_decl x = z.function("x", z.int_sort(), z.fpa_sort<32>());
+  z3::expr w = z.int_const("w"), w2 = z.int_const("w2"), l = z.int_const("l");
+  std::vector<z3::expr> spec, code;
+  for (int k = 0; k < 16; ++k) {
+    spec.push_back(x(16 * w + k));
+    code.push_back(x(16 * w2 + (l + 8 - 8) + (15 - k)));
+  }
+  code.push_back(code[3]);
+  z3::expr_vector in(z);
+  in.push_back(l == 0);
+  in.push_back(w2 == w);
+  in.push_back(tree(z, false, code, 0, code.size(), false) != tree(z, false, spec, 0, 16, true));
+  std::optional<z3::expr_vector> out = canonicalExtrema(z, in, 8);
+  ASSERT_TRUE(out.has_value());
+  EXPECT_EQ(solved(*out), z3::unsat);
+  // Minima likewise; fewer trees than asked for: nothing.
+  z3::expr_vector mins(z);
+  mins.push_back(l == 0);
+  mins.push_back(w2 == w);
+  mins.push_back(tree(z, true, code, 0, code.size(), false) != tree(z, true, spec, 0, 16, true));
+  std::optional<z3::expr_vector> outMin = canonicalExtrema(z, mins, 8);
+  ASSERT_TRUE(outMin.has_value());
+  EXPECT_EQ(solved(*outMin), z3::unsat);
+  EXPECT_FALSE(canonicalExtrema(z, mins, 1000).has_value());
+}
+
+TEST(Extrema, DifferentLeavesOrKindsStayApart) {
+  // A leaf missing, a maximum against a minimum, a maximum inside a minimum:
+  // each still has a model after the rewrite, as before it.
+  z3::context z;
+  std::vector<z3::expr> v;
+  for (int k = 0; k < 12; ++k)
+    v.push_back(z.fpa_const<32>(("v" + std::to_string(k)).c_str()));
+  std::vector<z3::expr> fewer(v.begin(), v.end() - 1);
+  std::vector<z3::expr_vector> cases;
+  for (int c = 0; c < 3; ++c)
+    cases.emplace_back(z);
+  cases[0].push_back(tree(z, false, v, 0, 12, false) != tree(z, false, fewer, 0, 11, true));
+  cases[1].push_back(tree(z, false, v, 0, 12, false) != tree(z, true, v, 0, 12, true));
+  std::vector<z3::expr> mixed = {ieeeExtremum(z, false, v[0], v[1]), v[2], v[3]};
+  std::vector<z3::expr> flat = {v[0], v[1], v[2], v[3]};
+  cases[2].push_back(tree(z, true, mixed, 0, 3, true) != tree(z, true, flat, 0, 4, true));
+  cases[2].push_back(tree(z, false, v, 0, 12, true) == tree(z, false, v, 0, 12, false));
+  for (z3::expr_vector &in : cases) {
+    std::optional<z3::expr_vector> out = canonicalExtrema(z, in, 8);
+    ASSERT_TRUE(out.has_value());
+    EXPECT_EQ(solved(*out), z3::sat);
+  }
+}
+
 TEST(Intervals, RefutesAnOverflowOfABoundedIndex) {
   z3::context z;
   z3::expr n = z.int_const("n"), b = z.int_const("blockIdx.x"), t = z.int_const("threadIdx.x");

@@ -1,5 +1,6 @@
 //===- Sums.cpp - Sums over ranges in spec clauses --------------------------===//
 #include "verifier/analysis/SymExec.h"
+#include "verifier/solver/Solver.h"
 
 #include "llvm/ADT/StringExtras.h"
 
@@ -242,16 +243,7 @@ z3::expr SymExec::fextremum(z3::expr a, z3::expr b, bool isMin) {
     return b;
   if (isIdentity(b))
     return a;
-  z3::expr an = z3::expr(z, Z3_mk_fpa_is_nan(z, a)), bn = z3::expr(z, Z3_mk_fpa_is_nan(z, b));
-  z3::expr gt = z3::expr(z, Z3_mk_fpa_gt(z, a, b)), lt = z3::expr(z, Z3_mk_fpa_lt(z, a, b));
-  z3::expr zeros = z3::expr(z, Z3_mk_fpa_is_zero(z, a)) && z3::expr(z, Z3_mk_fpa_is_zero(z, b));
-  // ±0 tie: maximum takes +0, minimum -0.
-  z3::expr aWins = isMin ? z3::expr(z, Z3_mk_fpa_is_negative(z, a))
-                         : z3::expr(z, Z3_mk_fpa_is_positive(z, a));
-  z3::expr nan = z3::expr(z, Z3_mk_fpa_nan(z, a.get_sort()));
-  z3::expr pick = isMin ? z3::ite(lt, a, z3::ite(gt, b, z3::ite(zeros, z3::ite(aWins, a, b), a)))
-                        : z3::ite(gt, a, z3::ite(lt, b, z3::ite(zeros, z3::ite(aWins, a, b), a)));
-  return z3::ite(an || bn, nan, pick);
+  return solver::ieeeExtremum(z, isMin, a, b);
 }
 
 /// Whether term `v` beats the current extreme `w` of an argmax (argmin):

@@ -47,6 +47,9 @@ enum class Stages {
 /// The quick stages' resource limit in failFast's first pass (a tenth of a
 /// second's worth): races, bounds and most wrong values fail within it.
 constexpr uint64_t kProbeRlimit = 2'000'000;
+/// Trees of float maxima/minima in a query from which canonicalExtrema is
+/// worth trying (a 32-leaf butterfly has 62).
+constexpr unsigned kMinExtremumTrees = 8;
 
 /// Limits that decide answers: resource units, never wall-clock time.
 struct Limits {
@@ -250,6 +253,19 @@ std::optional<z3::expr_vector> abstractFloats(z3::context &context, const z3::ex
                                               bool *stopped = nullptr,
                                               bool *quantified = nullptr, bool commute = true,
                                               bool *reordered = nullptr);
+
+/// IEEE 754-2019 maximum (minimum with `isMin`) of two floats: NaN if either
+/// is NaN, +0 above -0 (-0 below +0).
+z3::expr ieeeExtremum(z3::context &c, bool isMin, const z3::expr &a, const z3::expr &b);
+
+/// The query with each tree of float maxima (or minima), as ieeeExtremum builds
+/// them, rewritten to the fold of its set of leaves, after equations are solved
+/// and known literals propagated: two trees over the same leaves (a warp's
+/// `shfl_xor` butterfly and a clause's `max(j in 0..32: ...)`) become one term.
+/// Equisatisfiable with `in` (the operations are associative, commutative and
+/// idempotent); nothing when it has fewer than `minTrees` of them.
+std::optional<z3::expr_vector> canonicalExtrema(z3::context &context, const z3::expr_vector &in,
+                                                unsigned minTrees);
 
 /// Whether integer bounds alone show the conjunction of `asserts` to be
 /// unsatisfiable (Intervals.cpp): true is a proof; false says nothing.
