@@ -134,6 +134,24 @@ z3::expr SymExec::sumTerm(z3::expr f, z3::expr lo, z3::expr count, int64_t s) {
   termFacts.push_back({t, z3::implies(count <= 0, t == zero)});
   termFacts.push_back({t, z3::implies(count > 0, t == sumN(prev) +
                                                     z3::select(f, lo + (count - 1) * z.int_val(s)))});
+  // Bounds of an integer sum by its terms' (valid, with Skolem functions for
+  // the indices of a smallest and a largest term): c > 0 terms sum to at least
+  // c times the smallest and at most c times the largest. With the terms'
+  // bounds from a `requires`, an accumulator's `acc += x[i, j]` is proven not
+  // to overflow from `invariant acc == sum(...)` alone (the one-step
+  // definition leaves a symbolic sum unbounded).
+  if (ints) {
+    z3::sort_vector isorts(z);
+    for (unsigned i = 0; i < sorts.size(); ++i)
+      isorts.push_back(sorts[i]);
+    z3::func_decl smallest = z.function("sum_n_int!smallest", isorts, z.int_sort());
+    z3::func_decl largest = z.function("sum_n_int!largest", isorts, z.int_sort());
+    z3::expr jl = smallest(args), jh = largest(args);
+    termFacts.push_back({t, z3::implies(count > 0, jl >= 0 && jl < count &&
+                                                       t >= count * z3::select(f, lo + jl * z.int_val(s)))});
+    termFacts.push_back({t, z3::implies(count > 0, jh >= 0 && jh < count &&
+                                                       t <= count * z3::select(f, lo + jh * z.int_val(s)))});
+  }
   // The definition j steps deep, for the j up to the constant step of a cut
   // loop of the kernel (a loop that consumes a tile of J terms per iteration):
   // c >= j terms are c - j terms plus the last j.
