@@ -145,22 +145,21 @@ TEST(Extrema, ButterflyAndFoldOverOneLeafSetAreOneTerm) {
     code.push_back(x(16 * w2 + (l + 8 - 8) + (15 - k)));
   }
   code.push_back(code[3]);
-  z3::expr_vector in(z);
-  in.push_back(l == 0);
-  in.push_back(w2 == w);
-  in.push_back(tree(z, false, code, 0, code.size(), false) != tree(z, false, spec, 0, 16, true));
-  std::optional<z3::expr_vector> out = canonicalExtrema(z, in, 8);
-  ASSERT_TRUE(out.has_value());
-  EXPECT_EQ(solved(*out), z3::unsat);
-  // Minima likewise; fewer trees than asked for: nothing.
-  z3::expr_vector mins(z);
-  mins.push_back(l == 0);
-  mins.push_back(w2 == w);
-  mins.push_back(tree(z, true, code, 0, code.size(), false) != tree(z, true, spec, 0, 16, true));
-  std::optional<z3::expr_vector> outMin = canonicalExtrema(z, mins, 8);
-  ASSERT_TRUE(outMin.has_value());
-  EXPECT_EQ(solved(*outMin), z3::unsat);
-  EXPECT_FALSE(canonicalExtrema(z, mins, 1000).has_value());
+  // Maxima, then minima likewise.
+  auto query = [&](bool isMin) {
+    z3::expr_vector in(z);
+    in.push_back(l == 0);
+    in.push_back(w2 == w);
+    in.push_back(tree(z, isMin, code, 0, code.size(), false) != tree(z, isMin, spec, 0, 16, true));
+    return in;
+  };
+  for (bool isMin : {false, true}) {
+    std::optional<z3::expr_vector> out = canonicalExtrema(z, query(isMin), 8);
+    ASSERT_TRUE(out.has_value());
+    EXPECT_EQ(solved(*out), z3::unsat);
+  }
+  // Fewer trees than asked for: nothing.
+  EXPECT_FALSE(canonicalExtrema(z, query(true), 1000).has_value());
 }
 
 TEST(Extrema, DifferentLeavesOrKindsStayApart) {

@@ -223,9 +223,13 @@ z3::check_result tacticStage(z3::context &context, const z3::expr_vector &assert
   // of the equality are the same.
   if (r == z3::unknown && !(interrupted && *interrupted)) {
     std::optional<z3::expr_vector> canonical;
-    {
+    try {
       GuardedCall guard(watchdog, context, limits.quickCpuGuardSeconds, interrupted);
       canonical = canonicalExtrema(context, asserts, kMinExtremumTrees);
+    } catch (z3::exception &) {
+      // Its simplification stopped by a guard (tactics throw where a check
+      // returns unknown): the stages after this one still run.
+      canonical.reset();
     }
     if (canonical && !(interrupted && *interrupted)) {
       auto [c, cs] = tactic(*canonical, std::min(limits.quickRlimit, kProbeRlimit));
