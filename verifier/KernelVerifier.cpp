@@ -479,6 +479,19 @@ std::vector<solver::Query> KernelVerifier::buildQueries(z3::context &z, SymExec 
           q.splits.push_back({ex.threadVars[6].decl().name().str(), ex.highRange()});
       }
     }
+    // Short rows per warp (block(16, 16)): a lane's partner is found through
+    // divisions of the linear id, which fold to constants once the thread's
+    // (x, y, z) are fixed: split on the three (at most 512 cases).
+    if (ex.rowsPerWarp && (o.id == CheckId::Postcondition || o.id == CheckId::Assert ||
+                           o.id == CheckId::Invariant || o.id == CheckId::BarrierContract)) {
+      std::set<unsigned> terms, decls;
+      for (const z3::expr &a : asserts)
+        SymExec::collectTerms(a, terms, decls);
+      // (A dimension of extent 1 is a case of its own: its 0 put in.)
+      for (int d = 0; d < 3; ++d)
+        if (terms.count(Z3_get_ast_id(z, ex.threadVars[d])))
+          q.splits.push_back({ex.threadVars[d].decl().name().str(), ex.block[d]});
+    }
     if (q.proved)
       q.certificate = "; proved by the bounds of its integer terms (interval reasoning)\n" + q.smt;
     if (!o.fallback.empty()) {

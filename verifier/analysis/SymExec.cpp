@@ -97,6 +97,8 @@ SymExec::SymExec(z3::context &z, KernelOp kernel, FloatMode mode)
     }
   });
   useLanes = block[0] % 32 == 0 && warpLevel;
+  rowsPerWarp = warpLevel && block[0] < 32 && 32 % block[0] == 0 &&
+                block[0] * block[1] * block[2] % 32 == 0 && block[0] * block[1] * block[2] <= 512;
   kernel.walk([&](memref::AllocaOp a) {
     if (a->hasAttr("kuiper.thread_running"))
       runningFlag = key(a.getResult());

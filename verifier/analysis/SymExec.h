@@ -403,6 +403,11 @@ private:
   /// `kuiper.thread_running`), if it has one.
   const void *runningFlag = nullptr;
   bool useLanes = false;
+  /// A warp-level kernel whose warps are several short rows of the block
+  /// (blockDim.x 16, 8, 4 or 2, a whole number of warps per block, at most
+  /// 512 threads): lanes are `(x + blockDim.x * y) % 32`, not thread
+  /// variables, and its value checks are split on (x, y) instead.
+  bool rowsPerWarp = false;
   /// threadIdx.x = split * threadVars[6] + threadVars[0] when split > 1 (32:
   /// warp column and lane, with useLanes); threadVars[0] itself otherwise.
   int64_t split = 1;
