@@ -716,19 +716,14 @@ std::vector<CheckResult> runForFailures(const Module &module, const std::string 
       runs.push_back(runs[0]);
       runs[1].schedule = ExecOptions::Reverse;
     }
+    bool tooLong = false; // a run stopped at its step limit
     for (const ExecOptions &eo : runs) {
       if (opts.deadline && std::chrono::steady_clock::now() > *opts.deadline)
         return found;
       Args a = args;
       Result<ExecResult> r = Executor(eo).run(module, kernel, a);
       if (!r) {
-        // Too many operations at these sizes (a warp reduction over 100 rows
-        // with its clause: past 200 000): the same shape again at an eighth
-        // of the elements, down to 64.
-        if (r.error().message.find("step limit") != std::string::npos && cap / 8 >= 64 &&
-            (shapes.size() == shape + 1 || shapes.back().first != cap / 8 ||
-             shapes.back().second != favour))
-          shapes.push_back({cap / 8, favour});
+        tooLong |= r.error().message.find("step limit") != std::string::npos;
         continue;
       }
       // Past a barrier not all threads reach, what the executor does next is
@@ -760,6 +755,11 @@ std::vector<CheckResult> runForFailures(const Module &module, const std::string 
         found.push_back(std::move(c));
       }
     }
+    // Too many operations at these sizes (a warp reduction over 100 rows
+    // with its clause: past 200 000): the same shape again at an eighth of
+    // the elements, down to 64.
+    if (tooLong && cap / 8 >= 64)
+      shapes.push_back({cap / 8, favour});
   }
   return found;
 }

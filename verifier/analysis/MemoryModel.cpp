@@ -912,20 +912,16 @@ MemRef SymExec::mergeNode(const void *mem, MemRef prev, const std::vector<const 
       // iteration and writes the element as well.
       o.goal = (selfGoal ? *selfGoal : same) && iterationsBefore(mine, theirs, false) &&
                covered(*e, from, to, e->idx);
-      o.lemma = true;
-      o.writerLemma = true;
-      obligations.push_back(std::move(o));
-      continue;
-    }
-    o.goal = covered(*e, from, to, e->idx) && same;
-    // The digit conditions imply `same` (uniqueness of Euclidean division,
-    // see witness()), and with the witness equal to the writer, `covered`
-    // is the writer's own path condition, ranges and index: assumed here.
-    // They are small, mostly linear facts about the writer's own ids, so
-    // they replace the goal (a stronger one) and the division facts.
-    if (selfGoal) {
+    } else if (selfGoal) {
+      // The digit conditions imply `same` (uniqueness of Euclidean division,
+      // see witness()), and with the witness equal to the writer, `covered`
+      // is the writer's own path condition, ranges and index: assumed here.
+      // They are small, mostly linear facts about the writer's own ids, so
+      // they replace the goal (a stronger one) and the division facts.
       o.goal = *selfGoal;
       o.assumptions.erase(o.assumptions.end() - witnessFactCount, o.assumptions.end());
+    } else {
+      o.goal = covered(*e, from, to, e->idx) && same;
     }
     o.lemma = true;
     o.writerLemma = true;

@@ -141,11 +141,8 @@ z3::expr SymExec::sumTerm(z3::expr f, z3::expr lo, z3::expr count, int64_t s) {
   // to overflow from `invariant acc == sum(...)` alone (the one-step
   // definition leaves a symbolic sum unbounded).
   if (ints) {
-    z3::sort_vector isorts(z);
-    for (unsigned i = 0; i < sorts.size(); ++i)
-      isorts.push_back(sorts[i]);
-    z3::func_decl smallest = z.function("sum_n_int!smallest", isorts, z.int_sort());
-    z3::func_decl largest = z.function("sum_n_int!largest", isorts, z.int_sort());
+    z3::func_decl smallest = z.function("sum_n_int!smallest", sorts, z.int_sort());
+    z3::func_decl largest = z.function("sum_n_int!largest", sorts, z.int_sort());
     z3::expr jl = smallest(args), jh = largest(args);
     termFacts.push_back({t, z3::implies(count > 0, jl >= 0 && jl < count &&
                                                        t >= count * z3::select(f, lo + jl * z.int_val(s)))});

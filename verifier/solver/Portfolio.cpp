@@ -228,8 +228,7 @@ z3::check_result tacticStage(z3::context &context, const z3::expr_vector &assert
       canonical = canonicalExtrema(context, asserts, kMinExtremumTrees);
     } catch (z3::exception &) {
       // Its simplification stopped by a guard (tactics throw where a check
-      // returns unknown): the stages after this one still run.
-      canonical.reset();
+      // returns unknown): no canonical form, and the later stages still run.
     }
     if (canonical && !(interrupted && *interrupted)) {
       auto [c, cs] = tactic(*canonical, std::min(limits.quickRlimit, kProbeRlimit));
