@@ -162,6 +162,31 @@ TEST(Extrema, ButterflyAndFoldOverOneLeafSetAreOneTerm) {
   EXPECT_FALSE(canonicalExtrema(z, query(true), 1000).has_value());
 }
 
+TEST(Z3Api, MoveAssignmentReleasesTheOldTerm) {
+  // Z3 4.8's z3++.h leaked the old term of `e = <temporary>`; a leaked lambda
+  // made Z3_del_context end the process (exit 114). The build uses the header
+  // with that assignment fixed (CMakeLists.txt); a context that held such a
+  // term, and canonicalExtrema over a query with a lambda (its rewrite
+  // assigns each term's image over it), are torn down cleanly.
+  EXPECT_EXIT(
+      {
+        auto *z = new z3::context;
+        {
+          z3::func_decl x = z->function("x", z->int_sort(), z->real_sort());
+          z3::expr k = z->int_const("k");
+          z3::expr f = z3::lambda(k, x(k) * x(k));
+          f = z3::lambda(k, x(k) + x(k));
+          z3::func_decl sum = z->function("sum", f.get_sort(), z->real_sort());
+          z3::expr_vector in(*z);
+          in.push_back(sum(f) > z->real_val(0));
+          (void)canonicalExtrema(*z, in, 8);
+        }
+        delete z;
+        std::exit(0);
+      },
+      ::testing::ExitedWithCode(0), "");
+}
+
 TEST(Extrema, DifferentLeavesOrKindsStayApart) {
   // A leaf missing, a maximum against a minimum, a maximum inside a minimum:
   // each still has a model after the rewrite, as before it.

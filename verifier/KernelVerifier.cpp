@@ -417,6 +417,36 @@ static std::string canonicalLetNames(const std::string &smt) {
   return out;
 }
 
+/// Checks of a thread's values (not of accesses or of the launch): the ones
+/// a split on the thread's variables is tried on.
+static bool isValueCheck(CheckId id) {
+  return id == CheckId::Postcondition || id == CheckId::Assert || id == CheckId::Invariant ||
+         id == CheckId::BarrierContract;
+}
+
+/// At most this many cases (threads of a block) in a split of a value check
+/// on the thread's variables (a 128-element Blelloch scan: 3.5 s).
+constexpr int64_t kMaxThreadCases = 256;
+
+/// Whether a quantifier or lambda occurs in `asserts` (a sum with symbolic
+/// bounds, a clause over the input data).
+static bool quantified(const std::vector<z3::expr> &asserts) {
+  std::vector<z3::expr> todo(asserts.begin(), asserts.end());
+  std::set<unsigned> seen;
+  while (!todo.empty()) {
+    z3::expr e = todo.back();
+    todo.pop_back();
+    if (!seen.insert(e.id()).second)
+      continue;
+    if (e.is_quantifier() || e.is_lambda())
+      return true;
+    if (e.is_app())
+      for (unsigned i = 0; i < e.num_args(); ++i)
+        todo.push_back(e.arg(i));
+  }
+  return false;
+}
+
 /// The assumptions of an obligation, with the valid facts about the terms
 /// it mentions.
 static std::vector<z3::expr> assumptionsOf(SymExec &ex, const Obligation &o) {
@@ -442,6 +472,8 @@ std::vector<solver::Query> KernelVerifier::buildQueries(z3::context &z, SymExec 
     for (size_t i = 0; i < ex.obligations.size(); ++i)
       all.push_back(i);
   const std::vector<size_t> &picked = which.empty() ? all : which;
+  bool withBarriers = false;
+  kernel.walk([&](BarrierOp) { withBarriers = true; });
   std::vector<solver::Query> queries(picked.size());
   for (size_t k = 0; k < picked.size(); ++k) {
     Obligation &o = ex.obligations[picked[k]];
@@ -465,8 +497,7 @@ std::vector<solver::Query> KernelVerifier::buildQueries(z3::context &z, SymExec 
     q.smt = canonicalLetNames(solver::smtText(z, asserts));
     // A value check of one thread that depends on its lane: split on it
     // where the solver does not decide it whole (solveQuery).
-    if (ex.useLanes && (o.id == CheckId::Postcondition || o.id == CheckId::Assert ||
-                        o.id == CheckId::Invariant || o.id == CheckId::BarrierContract)) {
+    if (ex.useLanes && isValueCheck(o.id)) {
       std::set<unsigned> terms, decls;
       for (const z3::expr &a : asserts)
         SymExec::collectTerms(a, terms, decls);
@@ -482,8 +513,7 @@ std::vector<solver::Query> KernelVerifier::buildQueries(z3::context &z, SymExec 
     // Short rows per warp (block(16, 16)): a lane's partner is found through
     // divisions of the linear id, which fold to constants once the thread's
     // (x, y, z) are fixed: split on the three (at most 512 cases).
-    if (ex.rowsPerWarp && (o.id == CheckId::Postcondition || o.id == CheckId::Assert ||
-                           o.id == CheckId::Invariant || o.id == CheckId::BarrierContract)) {
+    if (ex.rowsPerWarp && isValueCheck(o.id)) {
       std::set<unsigned> terms, decls;
       for (const z3::expr &a : asserts)
         SymExec::collectTerms(a, terms, decls);
@@ -491,6 +521,37 @@ std::vector<solver::Query> KernelVerifier::buildQueries(z3::context &z, SymExec 
       for (int d = 0; d < 3; ++d)
         if (terms.count(Z3_get_ast_id(z, ex.threadVars[d])))
           q.splits.push_back({ex.threadVars[d].decl().name().str(), ex.block[d]});
+    }
+    // A block of at most 256 threads, with barriers and without warp-level
+    // ids (a Blelloch scan): which thread wrote an element read after a
+    // barrier is a tangle of guards on the symbolic thread that fold to
+    // constants for each fixed one (a 32-element scan: over 40 s undecided
+    // -> 0.5 s). Only without quantifiers (which the thread's values do not
+    // make ground: a norm's sums), after stage 0, and only
+    // under the probe limit: its cases cost more than most value checks
+    // whole, and the lane's context changes for the later stages (a layer
+    // norm's postcondition: 3 s -> 27 s).
+    if (!ex.useLanes && !ex.rowsPerWarp && withBarriers && isValueCheck(o.id) &&
+        !quantified(asserts)) {
+      std::set<unsigned> terms, decls;
+      for (const z3::expr &a : asserts)
+        SymExec::collectTerms(a, terms, decls);
+      std::vector<solver::Query::Split> splits;
+      int64_t cases = 1;
+      auto add = [&](unsigned v, int64_t n) {
+        if (n > 1 && terms.count(Z3_get_ast_id(z, ex.threadVars[v]))) {
+          splits.push_back({ex.threadVars[v].decl().name().str(), n});
+          cases *= n;
+        }
+      };
+      add(0, ex.lowRange());
+      add(6, ex.highRange());
+      add(1, ex.block[1]);
+      add(2, ex.block[2]);
+      if (!splits.empty() && cases <= kMaxThreadCases) {
+        q.splits = std::move(splits);
+        q.probeSplit = true;
+      }
     }
     if (q.proved)
       q.certificate = "; proved by the bounds of its integer terms (interval reasoning)\n" + q.smt;

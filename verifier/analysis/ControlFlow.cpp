@@ -135,7 +135,7 @@ void SymExec::havocLoop(const std::set<const void *> &modified,
     // An integer local holds a value of its type whatever the loop did to it
     // (`acc += 1` under `invariant acc == i && i <= 4` overflowed through an
     // acc of -2^40).
-    if (auto type = dyn_cast<MemRefType>(Value::getFromOpaquePointer(lv).getType()))
+    if (auto type = dyn_cast<MemRefType>(valueOf(lv).getType()))
       if (z3::expr r = typeRange(v, type.getElementType()); !r.is_true())
         facts = facts && r;
   }
@@ -178,8 +178,7 @@ static std::optional<int64_t> barriersPerPass(Block &block) {
   return n;
 }
 
-/// Memories (buffers, shared arrays) written anywhere inside `r`.
-static void storedMemories(Region &r, std::set<const void *> &out) {
+void SymExec::storedMemories(Region &r, std::set<const void *> &out) {
   r.walk([&](Operation *op) {
     if (auto s = dyn_cast<StoreOp>(op))
       out.insert(key(s.getRef()));
@@ -195,7 +194,8 @@ static void storedMemories(Region &r, std::set<const void *> &out) {
 /// iterations wrote other elements: the step is positive, a checked
 /// precondition), so they need no havoc at the loop's head: an in-place
 /// `a[i] = a[i] * 2.0` in a grid-stride loop keeps `old(a[i])`.
-static std::set<const void *> ownElementOnly(ForOp op, const std::set<const void *> &written) {
+std::set<const void *> SymExec::ownElementOnly(ForOp op,
+                                               const std::set<const void *> &written) {
   Value iv = op.getBody().front().getArgument(0);
   std::set<const void *> bad;
   op.getBody().walk([&](Operation *o) {
@@ -224,8 +224,7 @@ static std::set<const void *> ownElementOnly(ForOp op, const std::set<const void
   return keep;
 }
 
-/// Locals (memref allocas) stored to anywhere inside `r`.
-static void storedLocals(Region &r, std::set<const void *> &out) {
+void SymExec::storedLocals(Region &r, std::set<const void *> &out) {
   r.walk([&](memref::StoreOp s) { out.insert(key(s.getMemRef())); });
 }
 

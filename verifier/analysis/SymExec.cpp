@@ -119,6 +119,18 @@ SymExec::SymExec(z3::context &z, KernelOp kernel, FloatMode mode)
     threadVars.push_back(z.int_const(n));
 }
 
+const void *SymExec::key(Value v) {
+  auto [it, added] = keyOfValue.try_emplace(
+      v.getAsOpaquePointer(), reinterpret_cast<const void *>(uintptr_t(keyedValues.size() + 1)));
+  if (added)
+    keyedValues.push_back(v);
+  return it->second;
+}
+
+Value SymExec::valueOf(const void *k) const {
+  return keyedValues.at(reinterpret_cast<uintptr_t>(k) - 1);
+}
+
 z3::sort SymExec::floatSort(Type t) {
   if (mode == FloatMode::Real)
     return z.real_sort();

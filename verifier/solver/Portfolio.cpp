@@ -129,6 +129,46 @@ Answer answerOf(z3::check_result r) {
   return r == z3::unsat ? Answer::Proved : r == z3::sat ? Answer::Failed : Answer::Unknown;
 }
 
+/// The first line of a certificate proved with floats abstracted.
+constexpr const char *kAbstractedHeader =
+    "; floating-point operations abstracted as uninterpreted functions\n";
+
+/// Equations solved for their variables and substituted, then simplified;
+/// undecided unless that shows the assertions false or true (no SMT core).
+z3::solver equationSolver(z3::context &context) {
+  return (z3::tactic(context, "simplify") & z3::tactic(context, "solve-eqs") &
+          z3::tactic(context, "simplify") & z3::tactic(context, "fail-if-undecided"))
+      .mk_solver();
+}
+
+/// Whether stage 0 alone (floats abstracted, equations solved: see
+/// docs/verification.md) shows `asserts` unsat under kProbeRlimit: the cheap
+/// test before a split on every thread. (Not stages 0-1 whole: what they
+/// leave in the lane's context changes what the later stages do, and a layer
+/// norm's postcondition took 27 s instead of 3 after them.)
+bool equationsRefute(z3::context &context, const z3::expr_vector &asserts,
+                     const Limits &limits, std::string *certificate, CpuWatchdog *watchdog,
+                     bool *interrupted) {
+  bool stopped = false, quantified = false;
+  auto budgetGone = [&] { return watchdog && watchdog->budgetRanOut(); };
+  std::optional<z3::expr_vector> abstracted =
+      abstractFloats(context, asserts, budgetGone, &stopped, &quantified, true);
+  if (stopped)
+    return false;
+  if (abstracted && quantified && bitBlastSeconds(asserts) == 0)
+    abstracted.reset(); // as stage 1 does
+  z3::solver s = equationSolver(context);
+  s.set(rlimitParams(context, kProbeRlimit));
+  for (const z3::expr &a : abstracted ? *abstracted : asserts)
+    s.add(a);
+  GuardedCall guard(watchdog, context, limits.quickCpuGuardSeconds, interrupted);
+  if (s.check() != z3::unsat)
+    return false;
+  if (certificate)
+    *certificate = (abstracted ? kAbstractedHeader : "") + s.to_smt2();
+  return true;
+}
+
 /// Stage 1: Z3's simplify-then-smt tactic under the quick limit, on the float
 /// abstraction where there is one (only its unsat counts: a proof there
 /// holds for IEEE too), else on the query itself (real-valued and integer
@@ -169,12 +209,7 @@ z3::check_result tacticStage(z3::context &context, const z3::expr_vector &assert
     // writer index is an equation becomes `f(x[i]) != f(x[i])`, false: 5 ms in
     // the SMT core, 0.1 ms here. What this leaves undecided goes to the tactic
     // below as it was (the same asserts, not the rewritten goal).
-    auto [r, s] = checkWith(query,
-                            (z3::tactic(context, "simplify") & z3::tactic(context, "solve-eqs") &
-                             z3::tactic(context, "simplify") &
-                             z3::tactic(context, "fail-if-undecided"))
-                                .mk_solver(),
-                            rlimitParams(context, rlimit));
+    auto [r, s] = checkWith(query, equationSolver(context), rlimitParams(context, rlimit));
     if (r != z3::unsat && !(interrupted && *interrupted))
       std::tie(r, s) = checkWith(query, tacticSolver(context, rlimit),
                                  solverParams(context, rlimit));
@@ -186,10 +221,8 @@ z3::check_result tacticStage(z3::context &context, const z3::expr_vector &assert
   auto [r, s] = tactic(abstracted ? *abstracted : asserts,
                        abstracted && quantified ? std::min(limits.quickRlimit, kProbeRlimit)
                                                 : limits.quickRlimit);
-  const char *abstractedHeader =
-      "; floating-point operations abstracted as uninterpreted functions\n";
   if (r == z3::unsat && certificate && abstracted)
-    *certificate = abstractedHeader + s.to_smt2();
+    *certificate = kAbstractedHeader + s.to_smt2();
   if (abstracted && r == z3::sat)
     r = z3::unknown; // a model of the abstraction need not be one of the query
   // The operands of commutative operations in the order written, where the
@@ -207,7 +240,7 @@ z3::check_result tacticStage(z3::context &context, const z3::expr_vector &assert
       auto [w, ws] = tactic(*asWritten, std::min(limits.quickRlimit, kProbeRlimit));
       if (w == z3::unsat) {
         if (certificate)
-          *certificate = abstractedHeader + ws.to_smt2();
+          *certificate = kAbstractedHeader + ws.to_smt2();
         return w;
       }
     }
@@ -451,9 +484,24 @@ Answer kuiper::solver::solveQuery(z3::context &context, Query &query, const Limi
     // A value check split by lane (and warp): each case, its guards folded
     // away, is settled in milliseconds, where the whole query can keep even
     // the first stage past its CPU guard (a float block scan over 4 warps).
-    if (!query.splits.empty() &&
-        caseSplit(context, asserts, query, limits, limits.quickRlimit / 4, watchdog, interrupted))
-      return Answer::Proved;
+    if (!query.splits.empty()) {
+      // A split on every thread of a block: stage 0 before it,
+      // which decides most such queries whole (a map kernel's value check:
+      // its 256 cases took 0.2 s, the query 1 ms).
+      if (query.probeSplit &&
+          equationsRefute(context, asserts, limits,
+                          keepCertificate ? &query.certificate : nullptr, watchdog, interrupted))
+        return Answer::Proved;
+      uint64_t share = limits.quickRlimit / 4;
+      if (query.probeSplit) {
+        uint64_t cases = 1;
+        for (const Query::Split &sp : query.splits)
+          cases *= uint64_t(sp.count);
+        share = std::min(share, std::max(kProbeRlimit, cases * kProbeRlimitPerCase));
+      }
+      if (caseSplit(context, asserts, query, limits, share, watchdog, interrupted))
+        return Answer::Proved;
+    }
     z3::check_result first = tacticStage(context, asserts, limits,
                                          keepCertificate ? &query.certificate : nullptr,
                                          watchdog, interrupted);
@@ -474,7 +522,8 @@ Answer kuiper::solver::solveQuery(z3::context &context, Query &query, const Limi
       return answerOf(r);
     // The lane split under the quick limit before the full stage (a warp
     // scan's postcondition: 3.7 -> 2 s); under the full limit after it.
-    if (r == z3::unknown && !query.splits.empty() && !(interrupted && *interrupted) &&
+    if (r == z3::unknown && !query.splits.empty() && !query.probeSplit &&
+        !(interrupted && *interrupted) &&
         caseSplit(context, asserts, query, limits, limits.quickRlimit, watchdog, interrupted))
       r = z3::unsat;
     if (r == z3::unknown)
@@ -485,7 +534,8 @@ Answer kuiper::solver::solveQuery(z3::context &context, Query &query, const Limi
           z3::unsat)
         r = z3::unsat;
     }
-    if (r == z3::unknown && !query.splits.empty() && !(interrupted && *interrupted) &&
+    if (r == z3::unknown && !query.splits.empty() && !query.probeSplit &&
+        !(interrupted && *interrupted) &&
         caseSplit(context, asserts, query, limits, limits.rlimit, watchdog, interrupted))
       r = z3::unsat;
     return answerOf(r);

@@ -47,6 +47,9 @@ enum class Stages {
 /// The quick stages' resource limit in failFast's first pass (a tenth of a
 /// second's worth): races, bounds and most wrong values fail within it.
 constexpr uint64_t kProbeRlimit = 2'000'000;
+/// A split on every thread of a block is first tried under this many
+/// resource units per case, or kProbeRlimit in all if that is more.
+constexpr uint64_t kProbeRlimitPerCase = 32'000;
 /// Trees of float maxima/minima in a query from which canonicalExtrema is
 /// worth trying (a 32-leaf butterfly has 62).
 constexpr unsigned kMinExtremumTrees = 8;
@@ -101,6 +104,11 @@ struct Query {
     int64_t count;
   };
   std::vector<Split> splits;
+  /// A split on every thread of a block: tried once, after stage 0's first
+  /// step (equations solved) under kProbeRlimit, with kProbeRlimitPerCase per
+  /// case (its cases cost more than most queries whole, but fold to
+  /// constants where it helps), and not again after the later stages.
+  bool probeSplit = false;
   Answer answer = Answer::Unknown;
   double ms = 0;           ///< wall time spent (for reports, never for verdicts)
   std::string certificate; ///< the SMT text that proved it (with keepCertificate)
