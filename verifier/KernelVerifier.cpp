@@ -428,25 +428,6 @@ static bool isValueCheck(CheckId id) {
 /// on the thread's variables (Blelloch scans of 128 and 256 elements: 3 s, 13 s).
 constexpr int64_t kMaxThreadCases = 256;
 
-/// Whether a quantifier or lambda occurs in `asserts` (a sum with symbolic
-/// bounds, a clause over the input data).
-static bool quantified(const std::vector<z3::expr> &asserts) {
-  std::vector<z3::expr> todo(asserts.begin(), asserts.end());
-  std::set<unsigned> seen;
-  while (!todo.empty()) {
-    z3::expr e = todo.back();
-    todo.pop_back();
-    if (!seen.insert(e.id()).second)
-      continue;
-    if (e.is_quantifier() || e.is_lambda())
-      return true;
-    if (e.is_app())
-      for (unsigned i = 0; i < e.num_args(); ++i)
-        todo.push_back(e.arg(i));
-  }
-  return false;
-}
-
 /// The assumptions of an obligation, with the valid facts about the terms
 /// it mentions.
 static std::vector<z3::expr> assumptionsOf(SymExec &ex, const Obligation &o) {
@@ -495,62 +476,54 @@ std::vector<solver::Query> KernelVerifier::buildQueries(z3::context &z, SymExec 
     if (q.proved && !opts.keepSMT)
       continue;
     q.smt = canonicalLetNames(solver::smtText(z, asserts));
-    // A value check of one thread that depends on its lane: split on it
-    // where the solver does not decide it whole (solveQuery).
-    if (ex.useLanes && isValueCheck(o.id)) {
+    // Value checks the solver may not decide whole are split on the thread's
+    // variables (solveQuery): for each fixed value, guards on it fold away.
+    if (isValueCheck(o.id) && (ex.useLanes || ex.rowsPerWarp || withBarriers)) {
       std::set<unsigned> terms, decls;
+      bool hasQuantifier = false;
       for (const z3::expr &a : asserts)
-        SymExec::collectTerms(a, terms, decls);
-      if (terms.count(Z3_get_ast_id(z, ex.threadVars[0]))) {
-        q.splits.push_back({ex.threadVars[0].decl().name().str(), 32});
-        // And the warp's index in the block, for a few warps (a block scan:
-        // warp scans, then the warp totals through shared memory).
-        if (ex.highRange() > 1 && ex.highRange() <= 8 &&
-            terms.count(Z3_get_ast_id(z, ex.threadVars[6])))
-          q.splits.push_back({ex.threadVars[6].decl().name().str(), ex.highRange()});
-      }
-    }
-    // Short rows per warp (block(16, 16)): a lane's partner is found through
-    // divisions of the linear id, which fold to constants once the thread's
-    // (x, y, z) are fixed: split on the three (at most 512 cases).
-    if (ex.rowsPerWarp && isValueCheck(o.id)) {
-      std::set<unsigned> terms, decls;
-      for (const z3::expr &a : asserts)
-        SymExec::collectTerms(a, terms, decls);
-      // (A dimension of extent 1 is a case of its own: its 0 put in.)
-      for (int d = 0; d < 3; ++d)
-        if (terms.count(Z3_get_ast_id(z, ex.threadVars[d])))
-          q.splits.push_back({ex.threadVars[d].decl().name().str(), ex.block[d]});
-    }
-    // A block of at most 256 threads, with barriers and without warp-level
-    // ids (a Blelloch scan): which thread wrote an element read after a
-    // barrier is a tangle of guards on the symbolic thread that fold to
-    // constants for each fixed one (a 32-element scan: over 40 s undecided
-    // -> 0.5 s). Only without quantifiers (which the thread's values do not
-    // make ground: a norm's sums), after stage 0, and only
-    // under the probe limit: its cases cost more than most value checks
-    // whole, and the lane's context changes for the later stages (a layer
-    // norm's postcondition: 3 s -> 27 s).
-    if (!ex.useLanes && !ex.rowsPerWarp && withBarriers && isValueCheck(o.id) &&
-        !quantified(asserts)) {
-      std::set<unsigned> terms, decls;
-      for (const z3::expr &a : asserts)
-        SymExec::collectTerms(a, terms, decls);
-      std::vector<solver::Query::Split> splits;
-      int64_t cases = 1;
-      auto add = [&](unsigned v, int64_t n) {
-        if (n > 1 && terms.count(Z3_get_ast_id(z, ex.threadVars[v]))) {
-          splits.push_back({ex.threadVars[v].decl().name().str(), n});
-          cases *= n;
+        SymExec::collectTerms(a, terms, decls, &hasQuantifier);
+      auto mentions = [&](unsigned v) { return terms.count(Z3_get_ast_id(z, ex.threadVars[v])); };
+      if (ex.useLanes) {
+        // The lane, and the warp's index in the block for a few warps (a
+        // block scan: warp scans, then the warp totals through shared memory).
+        if (mentions(0)) {
+          q.splits.push_back({ex.threadVars[0].decl().name().str(), 32});
+          if (ex.highRange() > 1 && ex.highRange() <= 8 && mentions(6))
+            q.splits.push_back({ex.threadVars[6].decl().name().str(), ex.highRange()});
         }
-      };
-      add(0, ex.lowRange());
-      add(6, ex.highRange());
-      add(1, ex.block[1]);
-      add(2, ex.block[2]);
-      if (!splits.empty() && cases <= kMaxThreadCases) {
-        q.splits = std::move(splits);
-        q.probeSplit = true;
+      } else {
+        // The thread's (x, y, z) (a dimension of extent 1 is a case of its
+        // own: its 0 put in). Short rows per warp (block(16, 16)): a lane's
+        // partner is found through divisions of the linear id, which fold to
+        // constants (at most 512 cases). Otherwise a block of at most 256
+        // threads with barriers (a Blelloch scan): which thread wrote an
+        // element read after a barrier is a tangle of guards on the symbolic
+        // thread (a 32-element scan: over 40 s undecided -> 0.5 s). Only
+        // without quantifiers (which the thread's values do not make ground:
+        // a norm's sums), after stage 0, and only under the probe limit: its
+        // cases cost more than most value checks whole, and the lane's
+        // context changes for the later stages (a layer norm's postcondition:
+        // 3 s -> 27 s).
+        std::vector<solver::Query::Split> splits;
+        int64_t cases = 1;
+        auto add = [&](unsigned v, int64_t n) {
+          if (mentions(v)) {
+            splits.push_back({ex.threadVars[v].decl().name().str(), n});
+            cases *= n;
+          }
+        };
+        add(0, ex.lowRange());
+        if (ex.highRange() > 1)
+          add(6, ex.highRange());
+        add(1, ex.block[1]);
+        add(2, ex.block[2]);
+        if (ex.rowsPerWarp) {
+          q.splits = std::move(splits);
+        } else if (!hasQuantifier && !splits.empty() && cases <= kMaxThreadCases) {
+          q.splits = std::move(splits);
+          q.probeSplit = true;
+        }
       }
     }
     if (q.proved)

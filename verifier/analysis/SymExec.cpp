@@ -457,7 +457,7 @@ std::vector<z3::expr> SymExec::relevantFacts(const std::vector<z3::expr> &roots,
 }
 
 void SymExec::collectTerms(const z3::expr &root, std::set<unsigned> &terms,
-                           std::set<unsigned> &decls) {
+                           std::set<unsigned> &decls, bool *quantified) {
   std::vector<z3::expr> stack{root};
   while (!stack.empty()) {
     z3::expr e = stack.back();
@@ -469,8 +469,11 @@ void SymExec::collectTerms(const z3::expr &root, std::set<unsigned> &terms,
         decls.insert(Z3_get_func_decl_id(e.ctx(), e.decl()));
       for (unsigned i = 0; i < e.num_args(); ++i)
         stack.push_back(e.arg(i));
-    } else if (e.is_quantifier() || e.is_lambda())
+    } else if (e.is_quantifier() || e.is_lambda()) {
+      if (quantified)
+        *quantified = true;
       stack.push_back(e.body());
+    }
   }
 }
 

@@ -218,9 +218,9 @@ public:
   std::vector<z3::expr> productFacts(const std::vector<z3::expr> &roots) const;
   /// Adds to `terms` the ids of the terms of `root` not seen before
   /// (quantifier bodies included) and to `decls` the ids of the functions
-  /// applied in them.
+  /// applied in them; sets `*quantified` if it meets a quantifier or lambda.
   static void collectTerms(const z3::expr &root, std::set<unsigned> &terms,
-                           std::set<unsigned> &decls);
+                           std::set<unsigned> &decls, bool *quantified = nullptr);
   /// Whether the query of `o` mentions a value an atomic returned.
   bool mentionsAtomicResult(const Obligation &o) const;
   /// Whether `e` applies a symbolic fold (`sum_n`, `reduce_<kind>_n`).

@@ -104,8 +104,8 @@ struct Query {
     int64_t count;
   };
   std::vector<Split> splits;
-  /// A split on every thread of a block: tried once, after stage 0's first
-  /// step (equations solved) under kProbeRlimit, with kProbeRlimitPerCase per
+  /// A split on every thread of a block: tried once, after stage 0
+  /// (equations solved) under kProbeRlimit, with kProbeRlimitPerCase per
   /// case (its cases cost more than most queries whole, but fold to
   /// constants where it helps), and not again after the later stages.
   bool probeSplit = false;
