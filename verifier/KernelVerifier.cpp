@@ -215,15 +215,16 @@ private:
 };
 
 /// Whether a kernel's proof may take long enough that a run on the CPU
-/// executor first is worth it: loop invariants, barriers, approx clauses, sums
-/// or reductions
-/// (a grid-stride map is proven in milliseconds).
+/// executor first is worth it: loop invariants, barriers, shared memory, approx
+/// clauses, sums or reductions (a grid-stride map is proven in milliseconds).
 static bool worthRunningFirst(KernelOp kernel) {
   bool worth = false;
   kernel.walk([&](Operation *op) {
     // (Sums and reductions in clauses: bit-precise folds, whose failures the
     // solver finds slowly: a sum of 16 floats that starts from 1.0 took 76 s.)
-    worth |= isa<InvariantOp, BarrierOp, SumOp, ReduceOp>(op);
+    // (Shared memory without a barrier: a missing barrier's wrong values are
+    // bit-precise float failures too; a 5-point stencil's took 12 s.)
+    worth |= isa<InvariantOp, BarrierOp, SharedAllocOp, SumOp, ReduceOp>(op);
     if (auto e = dyn_cast<EnsuresOp>(op))
       worth |= e.getApprox();
   });

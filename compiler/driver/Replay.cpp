@@ -203,10 +203,14 @@ bool isPoison(const HostBuffer &b, int64_t i) {
   return false;
 }
 
-/// Marks every `buf[idx] = nan` of a message whose element was never written
-/// as `NaN-poison (never written)`.
+/// Names the executor's poison in a message: every `buf[idx] = nan` whose
+/// element holds the poison pattern is `NaN-poison (never written)` where the
+/// executor said the element was never written, and `NaN-poison (computed
+/// from memory never initialized)` where a thread stored a value computed from
+/// such an element (a shared array read before any thread wrote it).
 std::string markPoison(std::string msg, const Args &after) {
   const std::string pat = " = nan";
+  const std::string unwritten = " (never written)";
   for (size_t p = msg.find(pat); p != std::string::npos; p = msg.find(pat, p + 1)) {
     if (p == 0 || msg[p - 1] != ']')
       continue;
@@ -223,7 +227,10 @@ std::string markPoison(std::string msg, const Args &after) {
     const HostBuffer *b = after.buffer(buf);
     if (!b || !isPoison(*b, linearIndex(b->dims, idx)))
       continue;
-    msg.replace(p, pat.size(), " = NaN-poison (never written)");
+    if (msg.compare(p + pat.size(), unwritten.size(), unwritten) == 0)
+      msg.replace(p, pat.size() + unwritten.size(), " = NaN-poison (never written)");
+    else
+      msg.replace(p, pat.size(), " = NaN-poison (computed from memory never initialized)");
   }
   return msg;
 }

@@ -142,9 +142,21 @@ std::string KernelInterpreter::describeFalseComparison(
     const RuntimeValue &rhs, bool equality, const std::string &predicate) {
   Value lhsValue = op->getOperand(0);
   std::string lhsText;
+  // An element of an `out` buffer no thread wrote: said here, where the
+  // coverage is known (its poison value may also have been computed from an
+  // element never written, and stored).
+  bool neverWritten = false;
   auto loaded = context.loadedFrom.find(lhsValue);
   if (loaded != context.loadedFrom.end()) {
-    lhsText = loaded->second.text();
+    const ElementAddress &element = loaded->second;
+    lhsText = element.text();
+    const GlobalBuffer *buffer = element.buffer;
+    if (buffer && buffer->access == BufferAccess::Out && element.address && buffer->data &&
+        !buffer->written.empty()) {
+      int64_t linear = (element.address - buffer->data) / element.elementType.byteSize;
+      neverWritten = linear >= 0 && linear < int64_t(buffer->written.size()) &&
+                     !buffer->written[linear];
+    }
   } else if (auto argument = dyn_cast<BlockArgument>(lhsValue)) {
     if (auto kernelOp =
             dyn_cast<KernelOp>(argument.getOwner()->getParentOp()))
@@ -153,10 +165,10 @@ std::string KernelInterpreter::describeFalseComparison(
   }
   if (lhsText.empty())
     lhsText = "lhs";
+  lhsText += " = " + formatValue(lhs) + (neverWritten ? " (never written)" : "");
   if (equality)
-    return lhsText + " = " + formatValue(lhs) + ", expected " + formatValue(rhs);
-  return lhsText + " = " + formatValue(lhs) + ", not " + predicate + " " +
-         formatValue(rhs);
+    return lhsText + ", expected " + formatValue(rhs);
+  return lhsText + ", not " + predicate + " " + formatValue(rhs);
 }
 
 } // namespace interp
