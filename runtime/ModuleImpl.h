@@ -17,6 +17,9 @@ struct ModuleImpl {
   Report report;
 };
 
+/// The signature of every `kuiper.kernel` op of `module`, in order.
+std::vector<KernelInfo> collectKernels(mlir::ModuleOp module);
+
 } // namespace kuiper
 
 #endif

@@ -19,6 +19,8 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <limits>
+#include <memory>
 #include <set>
 #include <unordered_map>
 #include <utility>
@@ -36,21 +38,6 @@ double msSince(std::chrono::steady_clock::time_point t0) {
       .count();
 }
 
-/// Whether a kernel has clauses proven over the reals.
-bool hasApproxClauses(KernelOp kernel) {
-  bool approx = false;
-  kernel.walk([&](Operation *op) {
-    if (auto e = dyn_cast<EnsuresOp>(op))
-      approx |= e.getApprox();
-    else if (auto b = dyn_cast<BarrierOp>(op))
-      approx |= b.getApprox();
-    else if (auto i = dyn_cast<InvariantOp>(op))
-      approx |= i.getApprox();
-    else if (auto a = dyn_cast<AssertOp>(op))
-      approx |= a.getApprox();
-  });
-  return approx;
-}
 
 /// Whether a kernel has exact barrier contracts.
 bool hasExactContracts(KernelOp kernel) {
@@ -277,7 +264,7 @@ KernelReport KernelVerifier::run() {
     // reals; where one does not hold there, it is proven without them. A
     // refinement's side conditions (integer arithmetic, the launch, alignment)
     // are all exact: its approx clauses are the refined kernel's, proven.
-    if (!sideConditionsOnly() && hasApproxClauses(kernel) &&
+    if (!sideConditionsOnly() && kernel.hasApproxClauses() &&
         !(hasExactContracts(kernel) &&
           verifyInMode(*context, FloatMode::Real, report, /*exactContractsOverReals=*/true)))
       verifyInMode(*context, FloatMode::Real, report);
@@ -326,11 +313,26 @@ static void keepRealValuedObligations(SymExec &ex) {
 bool KernelVerifier::verifyInMode(z3::context &z, FloatMode mode, KernelReport &report,
                                   bool exactContractsOverReals) {
   auto t0 = std::chrono::steady_clock::now();
-  SymExec ex(z, kernel, mode);
+  auto owned = std::make_unique<SymExec>(z, kernel, mode);
+  SymExec &ex = *owned;
   ex.exactContractsOverReals = exactContractsOverReals;
   ex.deadline = deadline();
   ex.sideConditionsOnly = sideConditionsOnly();
-  ex.run();
+  if (ex.deadline) {
+    // The budget also ends a Z3 call of the execution itself (a
+    // simplification of a term grown past it, 20 s in a bitonic sort): past
+    // the deadline the context is interrupted.
+    solver::CpuWatchdog watchdog(ex.deadline);
+    solver::GuardedCall guard(&watchdog, z, std::numeric_limits<double>::infinity());
+    try {
+      ex.run();
+    } catch (z3::exception &) {
+      if (!ex.pastDeadline(nullptr))
+        throw;
+    }
+  } else {
+    ex.run();
+  }
   LLVM_DEBUG(llvm::dbgs() << "symbolic execution: " << msSince(t0) << " ms, "
                           << ex.obligations.size() << " obligations\n");
   if (exactContractsOverReals && !ex.unsupportedReason.empty())
@@ -342,6 +344,11 @@ bool KernelVerifier::verifyInMode(z3::context &z, FloatMode mode, KernelReport &
     c.status = CheckStatus::Unknown;
     c.message = "not verified: " + ex.unsupportedReason;
     report.checks.push_back(c);
+    // Freeing what an execution stopped by the budget built took longer than
+    // the budget (4 GB of terms, 20 s): a tool about to exit leaves it, as it
+    // leaves the context (KernelVerifier::run).
+    if (!opts.releaseMemory && ex.deadline && std::chrono::steady_clock::now() > *ex.deadline)
+      (void)owned.release();
     return true;
   }
   if (mode == FloatMode::Real)

@@ -67,54 +67,6 @@ std::string formatDiagnostic(mlir::Diagnostic &d) {
   return out;
 }
 
-/// The spelling of a scalar type as in `.kp` source.
-std::string typeName(mlir::Type t) {
-  if (auto i = llvm::dyn_cast<mlir::IntegerType>(t)) {
-    if (i.getWidth() == 1)
-      return "bool";
-    return (i.isUnsigned() ? "u" : "i") + std::to_string(i.getWidth());
-  }
-  if (t.isBF16())
-    return "bf16";
-  if (auto f = llvm::dyn_cast<mlir::FloatType>(t))
-    return "f" + std::to_string(f.getWidth());
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  t.print(os);
-  return s;
-}
-
-/// KernelInfo of every `kuiper.kernel` op.
-std::vector<KernelInfo> collectKernels(mlir::ModuleOp module) {
-  std::vector<KernelInfo> kernels;
-  module.walk([&](KernelOp op) {
-    KernelInfo info;
-    info.name = op.getSymName().str();
-    auto block = op.getBlock();
-    for (size_t d = 0; d < 3 && d < block.size(); ++d)
-      info.block[d] = block[d];
-    auto names = op.getArgNames();
-    auto args = op.getBody().front().getArguments();
-    for (auto [i, arg] : llvm::enumerate(args)) {
-      ParamInfo param;
-      if (i < names.size())
-        if (auto s = llvm::dyn_cast<mlir::StringAttr>(names[i]))
-          param.name = s.str();
-      if (auto buffer = llvm::dyn_cast<BufferType>(arg.getType())) {
-        param.kind = ParamInfo::Buffer;
-        param.type = typeName(buffer.getElementType());
-        param.access = stringifyBufferAccess(buffer.getAccess()).str();
-        param.rank = buffer.getRank();
-      } else {
-        param.kind = ParamInfo::Scalar;
-        param.type = typeName(arg.getType());
-      }
-      info.params.push_back(std::move(param));
-    }
-    kernels.push_back(std::move(info));
-  });
-  return kernels;
-}
 
 /// SHA-256 of the printed IR, in hex.
 std::string hashIR(mlir::ModuleOp module) {

@@ -377,7 +377,9 @@ std::string launchText(const KernelInfo &k, const Args &args) {
 
 void replayCheck(const Module &module, const std::string &kernel, CheckResult &c,
                  const ReplayOptions &opts) {
-  if (c.status != CheckStatus::Failed)
+  // A failure a run showed (runForFailures) is confirmed by that run: its
+  // inputs (edge cases, say) are not in its counterexample to replay.
+  if (c.status != CheckStatus::Failed || c.confirmed)
     return;
   auto notReplayed = [&](const std::string &why) {
     c.confirmed = false;
@@ -671,6 +673,9 @@ std::vector<CheckResult> runForFailures(const Module &module, const std::string 
   // shape per integer parameter (rows = 1, cols = 1000): a failure that
   // shows only when one dimension is large (a reduction tree missing a
   // level shows only past 128 columns) is found before the proof too.
+  bool hasInputBuffer = false;
+  for (const ParamInfo &p : k->params)
+    hasInputBuffer |= p.kind == ParamInfo::Buffer && p.access != "out";
   std::vector<std::string> intParams;
   for (const ParamInfo &p : k->params)
     if (p.kind == ParamInfo::Scalar && !isFloatType(p.type) && p.type != "bool" && p.type != "i1")
@@ -707,11 +712,21 @@ std::vector<CheckResult> runForFailures(const Module &module, const std::string 
         satMul(info->numBlocks(), info->blockSize()) > opts.maxThreads ||
         !probe.allocateBuffers(module, kernel, args))
       continue;
-    fillInputs(module, kernel, args, opts.seed);
-    if (info->requiresNeedBuffers) {
-      Result<LaunchInfo> again = probe.describe(module, kernel, args);
-      if (!again || !again->requiresHold)
-        continue;
+    // Random inputs; then, where every clause is exact (bit-precise, for
+    // any inputs), half of them edge cases: a NaN an fmax drops, an
+    // infinity, -0 (the solver took 9 s to find a warp max's dropped NaN).
+    std::vector<std::pair<Args, bool>> inputs;
+    for (bool edge : {false, true}) {
+      if (edge && (k->approx || !hasInputBuffer))
+        break;
+      Args filled = args;
+      fillInputs(module, kernel, filled, opts.seed, edge);
+      if (info->requiresNeedBuffers) {
+        Result<LaunchInfo> again = probe.describe(module, kernel, filled);
+        if (!again || !again->requiresHold)
+          continue;
+      }
+      inputs.push_back({std::move(filled), edge});
     }
     std::vector<ExecOptions> runs(1);
     runs[0].maxSteps = opts.maxSteps;
@@ -724,10 +739,11 @@ std::vector<CheckResult> runForFailures(const Module &module, const std::string 
       runs[1].schedule = ExecOptions::Reverse;
     }
     bool tooLong = false; // a run stopped at its step limit
+    for (const auto &[filled, edge] : inputs)
     for (const ExecOptions &eo : runs) {
       if (opts.deadline && std::chrono::steady_clock::now() > *opts.deadline)
         return found;
-      Args a = args;
+      Args a = filled;
       Result<ExecResult> r = Executor(eo).run(module, kernel, a);
       if (!r) {
         tooLong |= r.error().message.find("step limit") != std::string::npos;
@@ -753,8 +769,10 @@ std::vector<CheckResult> runForFailures(const Module &module, const std::string 
         for (const ParamInfo &p : k->params)
           if (const ScalarValue *sv = p.kind == ParamInfo::Scalar ? a.scalar(p.name) : nullptr)
             c.counterexample.push_back({p.name, toString(*sv)});
-        c.explanation = "a run on the CPU executor, with random inputs (seed " +
-                        std::to_string(opts.seed) + "), shows the failure";
+        c.explanation = std::string("a run on the CPU executor, with random inputs") +
+                        (edge ? ", half of them edge cases (NaN, infinities, -0, extremes),"
+                              : "") +
+                        " (seed " + std::to_string(opts.seed) + "), shows the failure";
         c.confirmed = true;
         std::string launch = launchText(*k, a);
         c.observed = markPoison(v.message, a) + " (" + (launch.empty() ? "" : launch + ", ") +

@@ -90,6 +90,9 @@ struct KernelInfo {
   std::string name;
   std::vector<ParamInfo> params;
   int64_t block[3] = {1, 1, 1};
+  /// Whether a clause is `approx`: proven over the reals for finite inputs,
+  /// so a run with NaN or infinite inputs is no evidence against the kernel.
+  bool approx = false;
 };
 
 struct ModuleImpl;

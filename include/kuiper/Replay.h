@@ -49,8 +49,8 @@ struct ReplayOptions {
 };
 
 /// Replays the counterexample of one failed check of `kernel`; sets
-/// `check.confirmed` and `check.observed`. Checks that did not fail are left
-/// alone.
+/// `check.confirmed` and `check.observed`. Checks that did not fail, or that
+/// a run already confirmed (runForFailures), are left alone.
 void replayCheck(const Module &module, const std::string &kernel,
                  CheckResult &check, const ReplayOptions &opts = {});
 

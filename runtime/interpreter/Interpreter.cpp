@@ -506,37 +506,6 @@ Result<LaunchInfo> describeKernel(const Module &module,
   return interpreter.launch;
 }
 
-static std::string typeName(Type type) {
-  if (type.isInteger(1))
-    return "bool";
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  type.print(os);
-  return text;
-}
-
-static KernelInfo describeSignature(KernelOp kernel) {
-  KernelInfo info;
-  info.name = kernel.getSymName().str();
-  for (int d = 0; d < 3; ++d)
-    info.block[d] = kernel.getBlock()[d];
-  for (BlockArgument argument : kernel.getBody().front().getArguments()) {
-    ParamInfo param;
-    param.name =
-        cast<StringAttr>(kernel.getArgNames()[argument.getArgNumber()]).str();
-    if (auto bufferType = dyn_cast<BufferType>(argument.getType())) {
-      param.kind = ParamInfo::Buffer;
-      param.type = typeName(bufferType.getElementType());
-      param.access = stringifyBufferAccess(bufferType.getAccess()).str();
-      param.rank = bufferType.getRank();
-    } else {
-      param.type = typeName(argument.getType());
-    }
-    info.params.push_back(param);
-  }
-  return info;
-}
-
 Result<Module> parseIR(const std::string &text, const std::string &name) {
   auto impl = std::make_unique<ModuleImpl>();
   impl->context = std::make_unique<MLIRContext>();
@@ -558,8 +527,7 @@ Result<Module> parseIR(const std::string &text, const std::string &name) {
   if (!impl->module)
     return Error{diagnostics.empty() ? name + ": cannot parse IR" : diagnostics,
                  2};
-  impl->module->walk(
-      [&](KernelOp kernel) { impl->kernels.push_back(describeSignature(kernel)); });
+  impl->kernels = collectKernels(*impl->module);
   impl->report.file = name;
   return Module(std::move(impl));
 }

@@ -146,7 +146,10 @@ z3::expr SymExec::read(const MemRef &m, const std::vector<z3::expr> &idx) {
         cov = cov && linear().substitute(f, t) / z.int_val(32) == linear() / z.int_val(32);
       // What held for the writer when it wrote (its invariants, asserts) holds
       // for the inferred writer: a valid fact wherever that writer exists.
-      if (!z3::eq(e.facts.simplify(), z.bool_val(true)))
+      auto [trivial, first] = factsTrivial.try_emplace(&e, false);
+      if (first)
+        trivial->second = z3::eq(e.facts.simplify(), z.bool_val(true));
+      if (!trivial->second)
         termFacts.push_back({cov, z3::implies(cov, z3::expr(e.facts).substitute(f, t))});
       Writer w{cov, v, {}};
       for (unsigned k : e.iters)

@@ -373,6 +373,9 @@ private:
   };
   std::vector<Collective> collectives; ///< pc (and mask) at each warp collective
   std::unordered_map<std::string, z3::expr> readMemo;
+  /// Whether an event's facts simplify to true, by event (read() asks for
+  /// every element a merge is read at; the facts can hold large values).
+  std::unordered_map<const Event *, bool> factsTrivial;
   /// Truncating signed quotients and remainders computed by the code.
   struct Division {
     bool quotient;

@@ -85,6 +85,21 @@ static LogicalResult verifyIndices(Operation *op, Type ref, ValueRange indices) 
 // Verifiers
 //===----------------------------------------------------------------------===//
 
+bool KernelOp::hasApproxClauses() {
+  bool approx = false;
+  walk([&](Operation *op) {
+    if (auto e = dyn_cast<EnsuresOp>(op))
+      approx |= e.getApprox();
+    else if (auto b = dyn_cast<BarrierOp>(op))
+      approx |= b.getApprox();
+    else if (auto i = dyn_cast<InvariantOp>(op))
+      approx |= i.getApprox();
+    else if (auto a = dyn_cast<AssertOp>(op))
+      approx |= a.getApprox();
+  });
+  return approx;
+}
+
 LogicalResult KernelOp::verify() {
   if (getBlock().size() != 3)
     return emitOpError("expects 3 block dimensions");

@@ -38,6 +38,11 @@ def Kuiper_KernelOp : Kuiper_Op<"kernel", [Symbol, IsolatedFromAbove, AutomaticA
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = "$sym_name `block` $block attr-dict-with-keyword $body";
   let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// Whether an `ensures`, barrier contract, invariant or assert is
+    /// `approx`: proven over the reals, for finite inputs.
+    bool hasApproxClauses();
+  }];
 }
 
 def Kuiper_ReturnOp : Kuiper_Op<"return", [Terminator, HasParent<"KernelOp">, Pure]> {
