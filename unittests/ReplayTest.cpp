@@ -529,3 +529,41 @@ TEST(ChooseScalars, FavouredParameterGetsTheLargestFit) {
   Args none;
   EXPECT_FALSE(chooseScalars(m, "row_sum", none, 1 << 12, false, "nope"));
 }
+
+namespace {
+// Wrong for NaN alone: `x >= 0 ? x : 0` is 0 where the clause's `x < 0 ? 0 : x` is NaN.
+const char *kClampNaN = R"(
+kernel clamp(in x: f32[n], out y: f32[n], n: i32)
+  launch block(256) grid(cdiv(n, 256))
+  requires n >= 0 && n <= 1 << 20
+  ensures forall i in 0..n: y[i] == (x[i] < 0.0 ? 0.0 : x[i])
+{
+  let i = blockIdx.x * 256 + threadIdx.x;
+  if i < n {
+    y[i] = x[i] >= 0.0 ? x[i] : 0.0;
+  }
+}
+)";
+} // namespace
+
+TEST(Falsify, EdgeInputsShowANaNBugOfAnExactClause) {
+  Module m = compileNoVerify(kClampNaN, "k.kp");
+  ASSERT_NE(m.kernel("clamp"), nullptr);
+  EXPECT_FALSE(m.kernel("clamp")->approx);
+  std::vector<CheckResult> found = runForFailures(m, "clamp", false, {1 << 12});
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].id, CheckId::Postcondition);
+  EXPECT_NE(found[0].explanation.find("edge cases"), std::string::npos) << found[0].explanation;
+  EXPECT_NE(found[0].observed.find("expected nan"), std::string::npos) << found[0].observed;
+}
+
+TEST(Falsify, NoEdgeInputsForAnApproxClause) {
+  // Proven over the reals for finite inputs: a NaN is no evidence against it.
+  std::string approx = kClampNaN;
+  approx.replace(approx.find("ensures forall"), 14, "ensures approx forall");
+  Module m = compileNoVerify(approx.c_str(), "k.kp");
+  ASSERT_NE(m.kernel("clamp"), nullptr);
+  EXPECT_TRUE(m.kernel("clamp")->approx);
+  std::vector<CheckResult> found = runForFailures(m, "clamp", false, {1 << 12});
+  EXPECT_TRUE(found.empty()) << found[0].observed;
+}
