@@ -262,27 +262,6 @@ std::string baseName(const std::string &path) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
-/// 4: same kind at the check's location; 3: same kind on the check's line;
-/// 2: same kind elsewhere; 1: a related kind; 0: unrelated.
-int matchScore(const Violation &v, const CheckResult &c) {
-  if (v.kind == c.id) {
-    std::string file;
-    int line, col;
-    splitLocation(v.location, file, line, col);
-    bool sameFile = c.file.empty() || baseName(file) == baseName(c.file);
-    if (sameFile && c.line > 0 && line == c.line)
-      return col == c.col ? 4 : 3;
-    return 2;
-  }
-  if (!isRelatedKind(c.id, v.kind))
-    return 0;
-  // Only the kernel's ensures stand for its outputs (not an inlined fn's).
-  if (v.kind == CheckId::Postcondition && v.message.rfind("ensures failed", 0) != 0 &&
-      v.message.rfind("approx ensures failed", 0) != 0)
-    return 0;
-  return 1;
-}
-
 /// Whether a violation of `kind` is found at the operation the verifier's
 /// check of it is about (an access, a clause), so that it names that check
 /// alone. Races, coverage and divergence are found elsewhere (the other
@@ -299,6 +278,32 @@ bool hasExactLocation(CheckId kind) {
   default:
     return false;
   }
+}
+
+/// 4: same kind at the check's location; 3: same kind on the check's line;
+/// 2: same kind elsewhere; 1: a related kind; 0: unrelated.
+int matchScore(const Violation &v, const CheckResult &c) {
+  if (v.kind == c.id) {
+    std::string file;
+    int line, col;
+    splitLocation(v.location, file, line, col);
+    bool sameFile = c.file.empty() || baseName(file) == baseName(c.file);
+    if (sameFile && c.line > 0 && line == c.line)
+      return col == c.col ? 4 : 3;
+    // An access out of bounds (an assert, an invariant, a contract) at
+    // another line is another check's failure: `rowptr[m]` read past its end
+    // does not confirm that `val[k]` is.
+    if (hasExactLocation(v.kind) && v.kind != CheckId::Postcondition && c.line > 0)
+      return 0;
+    return 2;
+  }
+  if (!isRelatedKind(c.id, v.kind))
+    return 0;
+  // Only the kernel's ensures stand for its outputs (not an inlined fn's).
+  if (v.kind == CheckId::Postcondition && v.message.rfind("ensures failed", 0) != 0 &&
+      v.message.rfind("approx ensures failed", 0) != 0)
+    return 0;
+  return 1;
 }
 
 /// The first element of an `out`/`inout` buffer whose bits differ between
