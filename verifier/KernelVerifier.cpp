@@ -719,6 +719,15 @@ CheckResult KernelVerifier::resultOf(z3::context &z, SymExec &ex, Obligation &o,
     c.message = "could not decide: " + o.message +
                 " (it depends on which thread writes each element, which the verifier could not "
                 "determine here)";
+  } else if (c.status == CheckStatus::Failed && !ex.exactClausesNotAssumed.empty()) {
+    // The values an exact clause summarises are arbitrary over the reals: a
+    // model is no counterexample (a run that shows one makes it a failure).
+    const SrcLoc &at = ex.exactClausesNotAssumed.front();
+    c.status = CheckStatus::Unknown;
+    c.message = "could not prove over the reals: " + o.message +
+                " (the proof over the reals does not assume the exact clause at line " +
+                std::to_string(at.line) + ": write it `approx` where it holds over the reals; "
+                "see docs/verification.md)";
   } else if (c.status == CheckStatus::Failed &&
              (c.status = refineFolds(z, ex, o)) == CheckStatus::Failed) {
     c.message = o.failMessage;

@@ -258,6 +258,12 @@ private:
   /// In Real mode: also check, then assume, the exact barrier contracts (a
   /// tile copy holds over the reals as well; the approx proof may need it).
   bool exactContractsOverReals = false;
+  /// In Real mode: the exact invariants and barrier contracts of the code
+  /// run that this execution does not assume (an exact invariant never is;
+  /// an exact contract unless exactContractsOverReals): the values they
+  /// summarise are arbitrary here, so a failure may be one of the reals'
+  /// proof alone, not of the kernel.
+  std::vector<SrcLoc> exactClausesNotAssumed;
   /// Only the side conditions of a refinement are wanted
   /// (VerifyOptions::refinementSideConditions): the kernel-wide checks (races,
   /// coverage, postconditions, uniformity, the vacuity probe) are not built.

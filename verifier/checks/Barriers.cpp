@@ -86,6 +86,8 @@ void SymExec::execBarrier(BarrierOp op) {
     // holds only because of rounding does not).
     bool applies = op.getApprox() ? mode == FloatMode::Real
                                   : mode == FloatMode::Exact || exactContractsOverReals;
+    if (!applies && mode == FloatMode::Real)
+      exactClausesNotAssumed.push_back(srcLoc(op.getLoc()));
     if (applies) {
       std::vector<z3::expr> extra;
       std::vector<Observable> obs;

@@ -11,7 +11,11 @@ using namespace kuiper::verifier;
 void SymExec::loopInvariants(Region &region, std::optional<z3::expr> iv, bool check,
                              const std::string &when) {
   bool any = false;
-  region.walk([&](InvariantOp inv) { any |= inv.getApprox() == (mode == FloatMode::Real); });
+  region.walk([&](InvariantOp inv) {
+    any |= inv.getApprox() == (mode == FloatMode::Real);
+    if (mode == FloatMode::Real && !inv.getApprox() && !check)
+      exactClausesNotAssumed.push_back(srcLoc(inv.getLoc()));
+  });
   if (!any)
     return;
   Block &ib = region.front();
