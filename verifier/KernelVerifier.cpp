@@ -885,8 +885,11 @@ void KernelVerifier::counterexample(z3::context &z, SymExec &ex, Obligation &o,
   for (auto &param : ex.params)
     small.push_back(inCx(param.term));
   std::optional<z3::model> model = solver::findModel(cx, asserts, limits, small);
-  if (!model)
+  if (!model) {
+    c.explanation = "no counterexample to show: the solver found that the check can fail, but "
+                    "its search for a model ran out of its limits (see --timeout, --budget)";
     return;
+  }
   z3::model &m = *model;
   auto show = [&](const z3::expr &e) { return solver::valueText(m.eval(inCx(e), true)); };
   for (auto &param : ex.params)

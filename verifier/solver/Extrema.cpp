@@ -24,8 +24,30 @@ bool kindIs(const z3::expr &e, Z3_decl_kind k, unsigned args) {
   return e.is_app() && e.decl().decl_kind() == k && e.num_args() == args;
 }
 
+/// An integer or real minimum or maximum: `ite(c, x, y)` where `c` compares
+/// `x` and `y` (`x <= y`, `y > x`, ... pick the smaller: a minimum). A total
+/// order: associative, commutative and idempotent too.
+std::optional<Extremum> asOrderedExtremum(const z3::expr &t) {
+  z3::expr c = t.arg(0), x = t.arg(1), y = t.arg(2);
+  if (!c.is_app() || c.num_args() != 2)
+    return std::nullopt;
+  Z3_decl_kind k = c.decl().decl_kind();
+  bool less = k == Z3_OP_LT || k == Z3_OP_LE, greater = k == Z3_OP_GT || k == Z3_OP_GE;
+  if (!less && !greater)
+    return std::nullopt;
+  if (z3::eq(c.arg(0), x) && z3::eq(c.arg(1), y))
+    return Extremum{less, x, y}; // x < y ? x : y
+  if (z3::eq(c.arg(0), y) && z3::eq(c.arg(1), x))
+    return Extremum{greater, x, y}; // y > x ? x : y
+  return std::nullopt;
+}
+
 std::optional<Extremum> asExtremum(const z3::expr &t) {
-  if (!kindIs(t, Z3_OP_ITE, 3) || !t.get_sort().is_fpa())
+  if (!kindIs(t, Z3_OP_ITE, 3))
+    return std::nullopt;
+  if (t.get_sort().is_int() || t.get_sort().is_real())
+    return asOrderedExtremum(t);
+  if (!t.get_sort().is_fpa())
     return std::nullopt;
   z3::expr nanCond = t.arg(0), nan = t.arg(1), t1 = t.arg(2);
   if (!kindIs(nan, Z3_OP_FPA_NAN, 0) || !kindIs(nanCond, Z3_OP_OR, 2) ||
@@ -96,6 +118,8 @@ private:
 
 z3::expr kuiper::solver::ieeeExtremum(z3::context &c, bool isMin, const z3::expr &a,
                                       const z3::expr &b) {
+  if (!a.get_sort().is_fpa())
+    return isMin ? z3::ite(a <= b, a, b) : z3::ite(a >= b, a, b);
   z3::expr an(c, Z3_mk_fpa_is_nan(c, a)), bn(c, Z3_mk_fpa_is_nan(c, b));
   z3::expr gt(c, Z3_mk_fpa_gt(c, a, b)), lt(c, Z3_mk_fpa_lt(c, a, b));
   z3::expr zeros = z3::expr(c, Z3_mk_fpa_is_zero(c, a)) && z3::expr(c, Z3_mk_fpa_is_zero(c, b));
@@ -125,7 +149,7 @@ std::optional<z3::expr_vector> kuiper::solver::canonicalExtrema(z3::context &con
     auto key = std::make_pair(x->isMin, Z3_get_sort_id(context, s));
     auto it = symbols.find(key);
     if (it == symbols.end()) {
-      std::string name = std::string(x->isMin ? "fminimum" : "fmaximum") + "!tree" +
+      std::string name = std::string(x->isMin ? "minimum" : "maximum") + "!tree" +
                          std::to_string(symbols.size());
       it = symbols.emplace(key, context.function(name.c_str(), s, s, s)).first;
       kindOf.emplace(Z3_get_func_decl_id(context, it->second), x->isMin);

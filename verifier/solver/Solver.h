@@ -263,11 +263,13 @@ std::optional<z3::expr_vector> abstractFloats(z3::context &context, const z3::ex
                                               bool *reordered = nullptr);
 
 /// IEEE 754-2019 maximum (minimum with `isMin`) of two floats: NaN if either
-/// is NaN, +0 above -0 (-0 below +0).
+/// is NaN, +0 above -0 (-0 below +0). Of two integers or reals, the larger
+/// (smaller).
 z3::expr ieeeExtremum(z3::context &c, bool isMin, const z3::expr &a, const z3::expr &b);
 
 /// The query with each tree of float maxima (or minima), as ieeeExtremum builds
-/// them, rewritten to the fold of its set of leaves, after equations are solved
+/// them, and of integer or real ones (`ite(a <= b, a, b)`, `ite(b > a, b, a)`,
+/// ...), rewritten to the fold of its set of leaves, after equations are solved
 /// and known literals propagated: two trees over the same leaves (a warp's
 /// `shfl_xor` butterfly and a clause's `max(j in 0..32: ...)`) become one term.
 /// Equisatisfiable with `in` (the operations are associative, commutative and
