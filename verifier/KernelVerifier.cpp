@@ -626,9 +626,23 @@ void KernelVerifier::addResults(z3::context &z, SymExec &ex, std::vector<solver:
     writerUnproven |= ex.obligations[i].writerLemma && ex.obligations[i].unsupported.empty() &&
                       queries[i].answer != solver::Answer::Proved;
   std::set<std::string> seen;
+  std::vector<CheckResult> results;
+  std::set<std::string> racesAt; // locations of the races found
   for (size_t i = 0; i < ex.obligations.size(); ++i) {
     report.obligations++;
     CheckResult c = resultOf(z, ex, ex.obligations[i], queries[i]);
+    if (c.id == CheckId::Race && c.status == CheckStatus::Failed)
+      racesAt.insert(c.location());
+    results.push_back(std::move(c));
+  }
+  for (size_t i = 0; i < results.size(); ++i) {
+    CheckResult &c = results[i];
+    // The writer of an element two threads write cannot be named: with the
+    // race that says so at the same access, "could not determine which
+    // thread writes" is that race again.
+    if (ex.obligations[i].writerLemma && c.status == CheckStatus::Unknown &&
+        racesAt.count(c.location()) && !opts.keepSMT)
+      continue;
     std::string key = std::string(checkName(c.id)) + "|" + c.location() + "|" +
                       statusName(c.status) + "|" + c.message + "|" + c.explanation;
     if (!seen.insert(key).second && !opts.keepSMT)

@@ -883,7 +883,10 @@ MemRef SymExec::mergeNode(const void *mem, MemRef prev, const std::vector<const 
       return node;
     }
     Obligation o;
-    o.id = mems.at(mem).shared ? CheckId::Race : CheckId::Coverage;
+    // Filed under what it is about: an `out` buffer's elements are each
+    // written by one thread (coverage); elsewhere, a second writer is a race.
+    const MemInfo &info = mems.at(mem);
+    o.id = !info.shared && info.access == BufferAccess::Out ? CheckId::Coverage : CheckId::Race;
     o.loc = e->loc;
     o.message = "each element of '" + mems.at(mem).name + "' written here has one writer the verifier can name";
     o.failMessage = "could not determine which thread writes this element of '" + mems.at(mem).name + "'";
