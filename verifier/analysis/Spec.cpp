@@ -59,7 +59,20 @@ bool SymExec::execSpecOp(Operation &op) {
   };
   if (auto q = dyn_cast<ForallOp>(op)) {
     auto [c, body] = quantified(q.getBody(), q.getLo(), q.getHi());
-    set(q, z3::forall(c, z3::implies(c >= get(q.getLo()) && c < get(q.getHi()), body)));
+    z3::expr range = c >= get(q.getLo()) && c < get(q.getHi());
+    std::vector<z3::expr> vars{c};
+    z3::expr matrix = z3::implies(range, body);
+    if (auto inner = openForalls.find(Z3_get_ast_id(z, body)); inner != openForalls.end()) {
+      // forall c: (range => forall d: m) is forall c, d: (range => m).
+      vars.insert(vars.end(), inner->second.vars.begin(), inner->second.vars.end());
+      matrix = z3::implies(range, inner->second.matrix);
+    }
+    z3::expr_vector bound(z);
+    for (const z3::expr &v : vars)
+      bound.push_back(v);
+    z3::expr all = z3::forall(bound, matrix);
+    openForalls.insert_or_assign(Z3_get_ast_id(z, all), OpenForall{all, vars, matrix});
+    set(q, all);
     return true;
   }
   if (auto q = dyn_cast<ExistsOp>(op)) {

@@ -479,6 +479,16 @@ private:
   /// Bound variables of the contract being evaluated whose range [lo, hi) is
   /// constant (`forall l in 0..32`).
   std::vector<std::tuple<z3::expr, int64_t, int64_t>> boundedVars;
+  /// Each `forall` built, by the AST id of its quantifier: its variables and
+  /// its matrix (range => body), so that a `forall` whose body is another is
+  /// built as one quantifier over both (Z3 instantiates nested ones poorly: an
+  /// element bound from `forall b: forall i: forall j: ...` went unused).
+  struct OpenForall {
+    z3::expr quantifier;
+    std::vector<z3::expr> vars;
+    z3::expr matrix;
+  };
+  std::unordered_map<unsigned, OpenForall> openForalls;
   /// The constants evalGoal() made for the clause's outer `forall`s that
   /// have constant bounds, with those bounds (of its last call).
   std::vector<std::tuple<z3::expr, int64_t, int64_t>> goalBounds;
