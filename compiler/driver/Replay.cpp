@@ -384,7 +384,7 @@ void replayCheck(const Module &module, const std::string &kernel, CheckResult &c
                  const ReplayOptions &opts) {
   // A failure a run showed (runForFailures) is confirmed by that run: its
   // inputs (edge cases, say) are not in its counterexample to replay.
-  if (c.status != CheckStatus::Failed || c.confirmed)
+  if (c.status != CheckStatus::Failed || c.confirmed.has_value())
     return;
   auto notReplayed = [&](const std::string &why) {
     c.confirmed = false;
@@ -862,7 +862,7 @@ void replayAndFalsify(const Module &module, Report &report, const ReplayOptions 
     // one unknown.
     std::optional<ReplayOptions> bounded = withinBudget(kr, opts);
     for (CheckResult &c : kr.checks)
-      if (c.status == CheckStatus::Failed) {
+      if (c.status == CheckStatus::Failed && !c.confirmed.has_value()) { // (a run's failure is shown)
         if (bounded)
           replayCheck(module, kr.name, c, *bounded);
         else
