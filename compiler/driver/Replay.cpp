@@ -281,13 +281,20 @@ bool hasExactLocation(CheckId kind) {
 }
 
 /// 4: same kind at the check's location; 3: same kind on the check's line;
-/// 2: same kind elsewhere; 1: a related kind; 0: unrelated.
+/// 2: same kind elsewhere; 1: a related kind, or a race of the other access
+/// kind; 0: unrelated.
 int matchScore(const Violation &v, const CheckResult &c) {
   if (v.kind == c.id) {
     std::string file;
     int line, col;
     splitLocation(v.location, file, line, col);
     bool sameFile = c.file.empty() || baseName(file) == baseName(c.file);
+    // A race between a read and a write shows a race of two writes (and the
+    // reverse) less well than one of its own kind.
+    if (v.kind == CheckId::Race &&
+        (c.message.find("two threads write") != std::string::npos) !=
+            (v.message.find(" both wrote ") != std::string::npos))
+      return 1;
     if (sameFile && c.line > 0 && line == c.line)
       return col == c.col ? 4 : 3;
     // An access out of bounds (an assert, an invariant, a contract) at
