@@ -419,6 +419,27 @@ static bool linearizeTree(const z3::expr &e, const std::vector<z3::expr> &vars, 
   return go(e, z.int_val(1));
 }
 
+/// Whether `e` mentions a value a loop's summary left arbitrary (a local it
+/// changes, `loop!N`, or memory it writes, `...!havocN`): where no invariant
+/// says what it is, a path through it holds in models no run has.
+static bool mentionsLoopHavoc(const z3::expr &e) {
+  std::set<unsigned> seen;
+  std::vector<z3::expr> stack{e};
+  while (!stack.empty()) {
+    z3::expr t = stack.back();
+    stack.pop_back();
+    if (!t.is_app() || !seen.insert(Z3_get_ast_id(t.ctx(), t)).second)
+      continue;
+    std::string name = t.decl().name().str();
+    if (name.rfind("loop!", 0) == 0 || name.rfind("after_loop!", 0) == 0 ||
+        name.find("!havoc") != std::string::npos)
+      return true;
+    for (unsigned i = 0; i < t.num_args(); ++i)
+      stack.push_back(t.arg(i));
+  }
+  return false;
+}
+
 /// Whether a path condition depends on the iteration variable `v` other than
 /// through the ranges of loops (its conjuncts among `ranges`).
 static bool pathDecides(const z3::expr &pc, const z3::expr &v, const std::vector<z3::expr> &ranges) {
@@ -432,6 +453,43 @@ static bool pathDecides(const z3::expr &pc, const z3::expr &v, const std::vector
     return false;
   }
   return mentions(pc, {v});
+}
+
+z3::expr SymExec::lastWritingIteration(const Event &e, const std::vector<z3::expr> &vars,
+                                       const std::vector<std::optional<z3::expr>> &w, size_t i,
+                                       unsigned k) {
+  // A write whose path depends on the iteration (`if x[t, i] > 0 { a[t] =
+  // i; }`): the iteration whose value stays is the largest L whose path (and
+  // range) holds, P(L). L is a fresh function of the rest of the witness,
+  // described by one valid fact: for every j, P(j) implies P(L) and j <= L
+  // (true of the largest such j, and vacuous where there is none). So the
+  // merge's `covered` at L, which is P(L) at the element's writer, holds
+  // exactly when some iteration writes the element, and then L is the last.
+  z3::sort_vector sorts(z);
+  z3::expr_vector args(z);
+  for (size_t j = 0; j < vars.size(); ++j)
+    if (j != i) {
+      sorts.push_back(z.int_sort());
+      args.push_back(w[j] ? *w[j] : z.int_val(0));
+    }
+  z3::func_decl fn = z.function(("last_write!" + std::to_string(freshIds++)).c_str(), sorts,
+                                z.int_sort());
+  z3::expr last = fn(args);
+  // The path and range of the writer at iteration `at`.
+  auto writesAt = [&](const z3::expr &at) {
+    z3::expr_vector f(z), t(z);
+    for (size_t j = 0; j < vars.size(); ++j) {
+      f.push_back(vars[j]);
+      t.push_back(j == i ? at : w[j] ? *w[j] : z.int_val(0));
+    }
+    return z3::expr(e.pc && iterRange[k]).substitute(f, t);
+  };
+  z3::expr j = z.int_const(("j!last_write" + std::to_string(freshIds++)).c_str());
+  termFacts.push_back({last, z3::forall(j, z3::implies(writesAt(j), writesAt(last) && j <= last))});
+  // The same at the event's own iteration, for the writer lemma (mergeNode):
+  // the thread's own write is no later than L, which writes too.
+  witnessFacts.push_back(z3::implies(writesAt(vars[i]), writesAt(last) && vars[i] <= last));
+  return last;
 }
 
 bool SymExec::witness(const Event &e, const std::vector<unsigned> &freeThreadVars,
@@ -786,14 +844,22 @@ bool SymExec::witness(const Event &e, const std::vector<unsigned> &freeThreadVar
       ranges.push_back(iterRange[k]);
     for (size_t i = nThread; i < vars.size(); ++i) {
       unsigned k = loopOf[i - nThread];
-      if (w[i] || k >= iterLast.size() || !iterLast[k] || pathDecides(e.pc, vars[i], ranges))
+      if (w[i] || k >= iterLast.size() || !iterLast[k])
         continue;
       z3::expr_vector f(z), t(z);
       for (size_t j = 0; j < vars.size(); ++j) {
         f.push_back(vars[j]);
         t.push_back(w[j] ? *w[j] : z.int_val(0));
       }
-      w[i] = z3::expr(*iterLast[k]).substitute(f, t);
+      if (pathDecides(e.pc, vars[i], ranges)) {
+        // Through a value the loop's summary left arbitrary, which
+        // iteration writes is unknown too: no witness (the lemma fails,
+        // and the checks that read the element are unknown, not failed).
+        if (mentionsLoopHavoc(e.pc))
+          continue;
+        w[i] = lastWritingIteration(e, vars, w, i, k);
+      } else
+        w[i] = z3::expr(*iterLast[k]).substitute(f, t);
       (*lastIteration)[i] = true;
     }
   }
