@@ -455,40 +455,61 @@ static bool pathDecides(const z3::expr &pc, const z3::expr &v, const std::vector
   return mentions(pc, {v});
 }
 
-z3::expr SymExec::lastWritingIteration(const Event &e, const std::vector<z3::expr> &vars,
-                                       const std::vector<std::optional<z3::expr>> &w, size_t i,
-                                       unsigned k) {
-  // A write whose path depends on the iteration (`if x[t, i] > 0 { a[t] =
-  // i; }`): the iteration whose value stays is the largest L whose path (and
-  // range) holds, P(L). L is a fresh function of the rest of the witness,
-  // described by one valid fact: for every j, P(j) implies P(L) and j <= L
-  // (true of the largest such j, and vacuous where there is none). So the
-  // merge's `covered` at L, which is P(L) at the element's writer, holds
-  // exactly when some iteration writes the element, and then L is the last.
+std::vector<z3::expr> SymExec::lastWritingIterations(const Event &e,
+                                                    const std::vector<z3::expr> &vars,
+                                                    const std::vector<std::optional<z3::expr>> &w,
+                                                    const std::vector<size_t> &decided,
+                                                    const std::vector<unsigned> &loopOf,
+                                                    size_t nThread) {
+  // A write whose path depends on the iterations of loops (`if x[t, i] > 0 {
+  // a[t] = i; }`): the iterations whose value stays are the last, in the
+  // loops' order (outermost first), of those whose path and ranges hold,
+  // P(L). L is a tuple of fresh functions of the rest of the witness,
+  // described by one valid fact: for every tuple J, P(J) implies P(L) and J
+  // <= L lexicographically (true of the largest such tuple, and vacuous where
+  // there is none). So the merge's `covered` at L, which is P(L) at the
+  // element's writer, holds exactly when some iteration writes the element,
+  // and then L is the last.
   z3::sort_vector sorts(z);
   z3::expr_vector args(z);
   for (size_t j = 0; j < vars.size(); ++j)
-    if (j != i) {
+    if (std::find(decided.begin(), decided.end(), j) == decided.end()) {
       sorts.push_back(z.int_sort());
       args.push_back(w[j] ? *w[j] : z.int_val(0));
     }
-  z3::func_decl fn = z.function(("last_write!" + std::to_string(freshIds++)).c_str(), sorts,
-                                z.int_sort());
-  z3::expr last = fn(args);
-  // The path and range of the writer at iteration `at`.
-  auto writesAt = [&](const z3::expr &at) {
+  std::vector<z3::expr> last, bound;
+  for (size_t d = 0; d < decided.size(); ++d) {
+    std::string id = std::to_string(freshIds++);
+    last.push_back(z.function(("last_write!" + id).c_str(), sorts, z.int_sort())(args));
+    bound.push_back(z.int_const(("j!last_write" + id).c_str()));
+  }
+  // The path and ranges of the writer at the iterations `at`.
+  auto writesAt = [&](const std::vector<z3::expr> &at) {
     z3::expr_vector f(z), t(z);
+    z3::expr p = e.pc;
+    for (size_t d = 0; d < decided.size(); ++d)
+      p = p && iterRange[loopOf[decided[d] - nThread]];
     for (size_t j = 0; j < vars.size(); ++j) {
       f.push_back(vars[j]);
-      t.push_back(j == i ? at : w[j] ? *w[j] : z.int_val(0));
+      auto d = std::find(decided.begin(), decided.end(), j);
+      t.push_back(d != decided.end() ? at[d - decided.begin()] : w[j] ? *w[j] : z.int_val(0));
     }
-    return z3::expr(e.pc && iterRange[k]).substitute(f, t);
+    return p.substitute(f, t);
   };
-  z3::expr j = z.int_const(("j!last_write" + std::to_string(freshIds++)).c_str());
-  termFacts.push_back({last, z3::forall(j, z3::implies(writesAt(j), writesAt(last) && j <= last))});
-  // The same at the event's own iteration, for the writer lemma (mergeNode):
+  z3::expr_vector boundVars(z);
+  for (const z3::expr &b : bound)
+    boundVars.push_back(b);
+  z3::expr fact = z3::forall(boundVars, z3::implies(writesAt(bound),
+                                                    writesAt(last) &&
+                                                        iterationsBefore(bound, last, false)));
+  termFacts.push_back({last[0], fact});
+  // The same at the event's own iterations, for the writer lemma (mergeNode):
   // the thread's own write is no later than L, which writes too.
-  witnessFacts.push_back(z3::implies(writesAt(vars[i]), writesAt(last) && vars[i] <= last));
+  std::vector<z3::expr> own;
+  for (size_t i : decided)
+    own.push_back(vars[i]);
+  witnessFacts.push_back(
+      z3::implies(writesAt(own), writesAt(last) && iterationsBefore(own, last, false)));
   return last;
 }
 
@@ -842,25 +863,35 @@ bool SymExec::witness(const Event &e, const std::vector<unsigned> &freeThreadVar
     std::vector<z3::expr> ranges;
     for (unsigned k : e.iters)
       ranges.push_back(iterRange[k]);
+    // Loops whose iteration the path decides get one joint witness (below).
+    // Through a value a loop's summary left arbitrary, which iteration
+    // writes is unknown too: no witness (the lemma fails, and the checks
+    // that read the element are unknown, not failed).
+    std::vector<size_t> decided;
+    bool havocPath = mentionsLoopHavoc(e.pc);
     for (size_t i = nThread; i < vars.size(); ++i) {
       unsigned k = loopOf[i - nThread];
       if (w[i] || k >= iterLast.size() || !iterLast[k])
         continue;
+      if (pathDecides(e.pc, vars[i], ranges)) {
+        if (!havocPath)
+          decided.push_back(i);
+        continue;
+      }
       z3::expr_vector f(z), t(z);
       for (size_t j = 0; j < vars.size(); ++j) {
         f.push_back(vars[j]);
         t.push_back(w[j] ? *w[j] : z.int_val(0));
       }
-      if (pathDecides(e.pc, vars[i], ranges)) {
-        // Through a value the loop's summary left arbitrary, which
-        // iteration writes is unknown too: no witness (the lemma fails,
-        // and the checks that read the element are unknown, not failed).
-        if (mentionsLoopHavoc(e.pc))
-          continue;
-        w[i] = lastWritingIteration(e, vars, w, i, k);
-      } else
-        w[i] = z3::expr(*iterLast[k]).substitute(f, t);
+      w[i] = z3::expr(*iterLast[k]).substitute(f, t);
       (*lastIteration)[i] = true;
+    }
+    if (!decided.empty()) {
+      std::vector<z3::expr> last = lastWritingIterations(e, vars, w, decided, loopOf, nThread);
+      for (size_t d = 0; d < decided.size(); ++d) {
+        w[decided[d]] = last[d];
+        (*lastIteration)[decided[d]] = true;
+      }
     }
   }
   for (size_t i = 0; i < vars.size(); ++i) {

@@ -533,13 +533,15 @@ private:
   MemRef mergeNode(const void *mem, MemRef prev, const std::vector<const Event *> &evs,
                    const std::vector<unsigned> &freeThreadVars,
                    const std::set<unsigned> &fixedIters = {});
-  /// The last iteration of loop `k` (variable `vars[i]`) at which the writer
-  /// named by `w` writes `e`'s element, where `e`'s path depends on the
-  /// iteration: a fresh function of the rest of the witness, with the facts
-  /// that define it (witness()).
-  z3::expr lastWritingIteration(const Event &e, const std::vector<z3::expr> &vars,
-                                const std::vector<std::optional<z3::expr>> &w, size_t i,
-                                unsigned k);
+  /// The last iterations, outermost loop first, of the loops `vars[decided]`
+  /// (`loopOf` maps a variable after the `nThread` thread ids to its loop) at
+  /// which the writer named by `w` writes `e`'s element, where `e`'s path
+  /// depends on them: fresh functions of the rest of the witness, with the
+  /// fact that defines them (witness()).
+  std::vector<z3::expr> lastWritingIterations(const Event &e, const std::vector<z3::expr> &vars,
+                                              const std::vector<std::optional<z3::expr>> &w,
+                                              const std::vector<size_t> &decided,
+                                              const std::vector<unsigned> &loopOf, size_t nThread);
   bool witness(const Event &e, const std::vector<unsigned> &freeThreadVars,
                const std::vector<z3::expr> &target, std::vector<z3::expr> &from,
                std::vector<z3::expr> &to, bool iterFirst = true,
