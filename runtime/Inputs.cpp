@@ -33,21 +33,45 @@ bool isFloatType(const std::string &t) {
   return t == "f16" || t == "bf16" || t == "f32" || t == "f64";
 }
 
-double edgeFloat(std::mt19937_64 &rng, const std::string &t) {
-  static const double f32Edges[] = {
-      0.0, -0.0, INFINITY, -INFINITY, NAN, 1.4e-45, -1.4e-45, 1.0e-40,
-      1.17549435e-38, 3.0e38, -3.0e38, 1e-30, 1.0, -1.0, 65504.0};
-  static const double f64Edges[] = {
-      0.0, -0.0, INFINITY, -INFINITY, NAN, 4.9e-324, -4.9e-324, 1e-310,
-      2.2250738585072014e-308, 1.7e308, -1.7e308, 1e-300, 1.0, -1.0};
-  std::uniform_real_distribution<double> u(-2.0, 2.0);
-  if (rng() % 2)
-    return u(rng);
-  if (t == "f64")
-    return f64Edges[rng() % (sizeof f64Edges / sizeof(double))];
-  return f32Edges[rng() % (sizeof f32Edges / sizeof(double))];
-}
+const double kF32Edges[] = {0.0,     -0.0,     INFINITY, -INFINITY,      NAN,
+                            1.4e-45, -1.4e-45, 1.0e-40,  1.17549435e-38, 3.0e38,
+                            -3.0e38, 1e-30,    1.0,      -1.0,           65504.0};
+const double kF64Edges[] = {0.0,     -0.0,     INFINITY, -INFINITY, NAN, 4.9e-324, -4.9e-324,
+                            1e-310,  2.2250738585072014e-308, 1.7e308,   -1.7e308,  1e-300,
+                            1.0,     -1.0};
+const int64_t kI32Edges[] = {0, -1, 1, 2147483647, -2147483647 - 1};
+const int64_t kI64Edges[] = {0, -1, 1, std::numeric_limits<int64_t>::max(),
+                             std::numeric_limits<int64_t>::min()};
 
+/// Edge inputs come in runs of 1 to 32 elements: half of the runs mix
+/// random values and edge cases element by element (each element an edge
+/// case with probability 1/2), the other half repeat one edge case, so that
+/// neighbours that are all -0, all NaN or all equal (a sum of -0s that must
+/// stay -0, the ties of an argmax) turn up as often as a lone NaN does.
+class EdgeRuns {
+public:
+  EdgeRuns(std::mt19937_64 &rng, size_t edges) : rng(rng), edges(edges) {}
+  /// The edge case (an index into the type's table) the next element takes,
+  /// or nothing for a random value.
+  std::optional<size_t> next() {
+    if (left == 0) {
+      left = 1 + rng() % 32;
+      repeated = rng() % 2 ? std::optional<size_t>(rng() % edges) : std::nullopt;
+    }
+    --left;
+    if (repeated)
+      return repeated;
+    if (rng() % 2)
+      return std::nullopt;
+    return rng() % edges;
+  }
+
+private:
+  std::mt19937_64 &rng;
+  size_t edges;
+  int64_t left = 0;
+  std::optional<size_t> repeated;
+};
 
 //===----------------------------------------------------------------------===//
 // Solving the launch with Z3
@@ -417,19 +441,21 @@ void fillInputs(const Module &module, const std::string &kernel, Args &args,
     if (!b)
       continue;
     int64_t n = b->numElements();
+    bool isFloat = isFloatType(b->elemType), f64 = b->elemType == "f64";
+    bool wide = b->elemType == "i64" || b->elemType == "u64";
+    EdgeRuns runs(rng, isFloat ? (f64 ? std::size(kF64Edges) : std::size(kF32Edges))
+                               : std::size(kI32Edges));
     for (int64_t i = 0; i < n; ++i) {
-      if (isFloatType(b->elemType)) {
-        b->set(i, edge ? edgeFloat(rng, b->elemType) : u(rng));
+      std::optional<size_t> e =
+          edge && b->elemType != "bool" && !indices ? runs.next() : std::nullopt;
+      if (isFloat) {
+        b->set(i, e ? (f64 ? kF64Edges : kF32Edges)[*e] : u(rng));
       } else if (b->elemType == "bool") {
         b->set(i, rng() % 2);
       } else if (indices) {
         b->set(i, indexBound ? (double)(int64_t)(rng() % uint64_t(indexBound)) : 0.0);
-      } else if (edge && rng() % 2) {
-        static const int64_t e32[] = {0, -1, 1, 2147483647, -2147483647 - 1};
-        static const int64_t e64[] = {0, -1, 1, std::numeric_limits<int64_t>::max(),
-                                      std::numeric_limits<int64_t>::min()};
-        bool wide = b->elemType == "i64" || b->elemType == "u64";
-        int64_t v = wide ? e64[rng() % 5] : e32[rng() % 5];
+      } else if (e) {
+        int64_t v = wide ? kI64Edges[*e] : kI32Edges[*e];
         if (wide)
           std::memcpy(b->bytes.data() + i * 8, &v, 8);
         else

@@ -162,6 +162,11 @@ private:
   /// yet, the first obligation it refutes (kuiper::refutes; not a lemma or a
   /// vacuity probe) as refuted by it, and its query as not to be solved.
   void runFirst(std::vector<solver::Query> &queries, SymExec &ex);
+  /// Solves the value checks of `queries` that need solving (postconditions,
+  /// asserts, invariants, barrier contracts) under the probe limit, marks the
+  /// proven ones proved, and says whether any is left undecided.
+  bool valueChecksUndecided(std::vector<solver::Query> &queries, SymExec &ex,
+                            const solver::ProofCache &cache);
 
   /// Adds the results of the proof in `mode` to `report`. With
   /// `exactContractsOverReals` (Real mode), adds nothing and returns false
@@ -218,15 +223,60 @@ static bool worthRunningFirst(KernelOp kernel) {
   return worth;
 }
 
+/// Whether a check about a thread's values (not about accesses or the launch).
+static bool isValueCheck(CheckId id);
+
+bool KernelVerifier::valueChecksUndecided(std::vector<solver::Query> &queries, SymExec &ex,
+                                          const solver::ProofCache &cache) {
+  std::vector<size_t> which;
+  std::vector<solver::Query> probes;
+  for (size_t i = 0; i < queries.size(); ++i) {
+    const Obligation &o = ex.obligations[i];
+    const solver::Query &q = queries[i];
+    if (!isValueCheck(o.id) || o.lemma || o.vacuityProbe || !o.unsupported.empty() || q.skip ||
+        q.trivial || q.proved || cache.contains(q.hash))
+      continue;
+    which.push_back(i);
+    probes.push_back(q);
+    probes.back().essential = false;
+  }
+  if (probes.empty())
+    return false;
+  // The cheap stages under the probe limit (failFast's first phase; with
+  // alreadyFailed its second only marks the undecided ones Skipped).
+  solver::BatchOptions probe = batchOptions(ex.z);
+  probe.failFast = true;
+  probe.alreadyFailed = true;
+  probe.progress = nullptr;
+  solver::solveAll(probes, cache, probe);
+  bool undecided = false;
+  for (size_t k = 0; k < which.size(); ++k) {
+    solver::Query &q = queries[which[k]];
+    q.ms += probes[k].ms;
+    if (probes[k].answer == solver::Answer::Proved) {
+      q.proved = true; // not solved again
+      q.certificate = probes[k].certificate;
+    }
+    undecided |= probes[k].answer != solver::Answer::Proved;
+  }
+  return undecided;
+}
+
 void KernelVerifier::runFirst(std::vector<solver::Query> &queries, SymExec &ex) {
   if (!ranFirst) {
-    if (!opts.runFirst || !worthRunningFirst(kernel))
+    if (!opts.runFirst)
       return;
     solver::ProofCache cache = proofCache();
     bool toSolve = false;
     for (const solver::Query &q : queries)
       toSolve |= !q.skip && !q.trivial && !q.proved && !cache.contains(q.hash);
     if (!toSolve)
+      return;
+    // A kernel whose proof is usually quick (a map) is run only when its
+    // value checks are not decided by the cheap stages: a wrong formula's
+    // counterexample needs bit-precise floats (`b - b * a` for `a * b - b`:
+    // 5 s), a run shows it in milliseconds.
+    if (!worthRunningFirst(kernel) && !valueChecksUndecided(queries, ex, cache))
       return;
     ranFirst = true;
     runFailures = opts.runFirst(kernel.getSymName().str());

@@ -2,7 +2,9 @@
 //
 // Integer semantics are the op's own, as the verifier models them:
 //  - without overflow flags, integer arithmetic wraps (two's complement);
-//  - `nsw` makes signed overflow a fault, `nuw` unsigned overflow;
+//  - `nsw` makes signed overflow a fault, `nuw` unsigned overflow; in a
+//    clause a signed `nsw` result past its type is held as a 64-bit integer
+//    instead (integers in clauses never wrap);
 //  - division or remainder by zero, INT_MIN / -1 (signed division and
 //    remainder), a shift amount >= the width, and a float-to-integer
 //    conversion out of range are always faults.
@@ -111,6 +113,16 @@ bool evalAddSubMul(KernelInterpreter &in, Operation *op, EvalContext &context) {
                               ? ua < ub
                               : unsignedExact > lowBitsMask(width);
   auto flags = cast<arith::ArithIntegerOverflowFlagsInterface>(op);
+  // In a clause, signed integers never wrap (as the verifier reads them): a
+  // result past the type's range is held as a 64-bit integer, so that
+  // `requires n + 1 <= 64` is false for n = INT_MAX, not true of INT_MIN.
+  if (context.inSpec && flags.hasNoSignedWrap() &&
+      (exact < signedMin || exact > signedMax || v.lhs.width != v.rhs.width)) {
+    if (exact < INT64_MIN || exact > INT64_MAX)
+      return in.fail("an integer in the clause at " + locationOf(op) +
+                     " is past 64 bits: the clause cannot be evaluated exactly");
+    return setResult(in, op, context, makeInteger(64, (uint64_t)(int64_t)exact));
+  }
   if (flags.hasNoSignedWrap() && (exact < signedMin || exact > signedMax))
     reportFault(in, op, context, v, "signed overflow");
   else if (flags.hasNoUnsignedWrap() && unsignedOverflow)
@@ -243,9 +255,12 @@ bool evalCmpI(KernelInterpreter &in, Operation *op, EvalContext &context) {
   using P = arith::CmpIPredicate;
   P predicate = cast<arith::CmpIOp>(op).getPredicate();
   bool holds = false;
+  // (Operands of different widths: a clause's signed integer held wider,
+  // see evalAddSubMul.)
+  bool widened = v.lhs.width != v.rhs.width;
   switch (predicate) {
-  case P::eq: holds = ua == ub; break;
-  case P::ne: holds = ua != ub; break;
+  case P::eq: holds = widened ? sa == sb : ua == ub; break;
+  case P::ne: holds = widened ? sa != sb : ua != ub; break;
   case P::slt: holds = sa < sb; break;
   case P::sle: holds = sa <= sb; break;
   case P::sgt: holds = sa > sb; break;

@@ -472,9 +472,14 @@ bool evalSum(KernelInterpreter &in, Operation *op, EvalContext &context) {
     if (yielded.empty())
       return in.fail("sum body yields nothing at " + locationOf(op));
     const RuntimeValue &term = yielded[0];
-    total = format ? makeFloat(*format, total.real + term.real,
-                               total.magnitude + term.magnitude, context.approx)
-                   : makeInteger(total.width, total.bits + term.bits);
+    // A float sum is the left-to-right fold from its first term, as the
+    // verifier reads it: all -0 terms sum to -0 (from +0 they would give +0).
+    if (format && i == lo.asSigned())
+      total = term;
+    else
+      total = format ? makeFloat(*format, total.real + term.real,
+                                 total.magnitude + term.magnitude, context.approx)
+                     : makeInteger(total.width, total.bits + term.bits);
   }
   in.bind(context, op->getResult(0), total);
   return true;

@@ -53,16 +53,24 @@ bool KernelInterpreter::evaluateRegion(Region &region,
 bool KernelInterpreter::evaluateClause(Region &region, EvalContext &context,
                                        bool approx, bool &holds) {
   bool wasInSpec = context.inSpec, wasApprox = context.approx;
+  // A clause inside a clause (the precondition of an `fn` called in an
+  // `ensures`, under a `forall`) keeps the outer one's bound variables,
+  // which the outer quantifier pops when its body is done.
+  size_t outerBinders = wasInSpec ? context.binders.size() : 0;
   context.inSpec = true;
   context.approx = approx;
   context.clauseFailure.clear();
-  context.binders.clear();
-  context.loadedFrom.clear();
-  context.whyFalse.clear();
+  if (!wasInSpec) {
+    context.binders.clear();
+    context.loadedFrom.clear();
+    context.whyFalse.clear();
+  }
   SmallVector<RuntimeValue, 1> yielded;
   bool ok = evaluateRegion(region, {}, context, yielded);
   context.inSpec = wasInSpec;
   context.approx = wasApprox;
+  if (wasInSpec)
+    context.binders.resize(std::min(context.binders.size(), outerBinders));
   if (!ok)
     return false;
   holds = yielded.empty() || yielded[0].kind != RuntimeValue::Integer ||
@@ -165,10 +173,16 @@ std::string KernelInterpreter::describeFalseComparison(
   }
   if (lhsText.empty())
     lhsText = "lhs";
-  lhsText += " = " + formatValue(lhs) + (neverWritten ? " (never written)" : "");
+  // An unsigned comparison (ult, ..., uge) shows its operands unsigned.
+  bool asUnsigned = predicate.size() == 3 && predicate[0] == 'u' &&
+                    lhs.kind == RuntimeValue::Integer && rhs.kind == RuntimeValue::Integer;
+  auto text = [&](const RuntimeValue &v) {
+    return asUnsigned ? std::to_string(v.asUnsigned()) : formatValue(v);
+  };
+  lhsText += " = " + text(lhs) + (neverWritten ? " (never written)" : "");
   if (equality)
-    return lhsText + ", expected " + formatValue(rhs);
-  return lhsText + ", not " + predicate + " " + formatValue(rhs);
+    return lhsText + ", expected " + text(rhs);
+  return lhsText + ", not " + predicate + " " + text(rhs);
 }
 
 } // namespace interp

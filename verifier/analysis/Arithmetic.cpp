@@ -561,6 +561,13 @@ bool SymExec::execIntegerOp(Operation &op) {
       return true;
     }
     unsigned w = c.getLhs().getType().getIntOrFloatBitWidth();
+    // An element loaded from memory is in its type's range (said here, where
+    // the unsigned reading depends on it: `x[i] | 2^31 >= x[i]` for a u32
+    // element failed with x[i] = 5100273663). Not of every operand: in a
+    // clause an integer may be past its type (integers there never wrap).
+    for (Value operand : {c.getLhs(), c.getRhs()})
+      if (isa_and_nonnull<LoadOp>(operand.getDefiningOp()))
+        facts = facts && typeRange(get(operand), operand.getType());
     z3::expr ua = toUnsigned(a, w), ub = toUnsigned(b, w);
     switch (c.getPredicate()) {
     case P::ult: set(c, ua < ub); return true;
