@@ -24,6 +24,12 @@ bool refutes(const CheckResult &run, const CheckResult &check) {
       run.line <= 0 ||
       (!run.file.empty() && !check.file.empty() && baseName(run.file) != baseName(check.file)))
     return false;
+  // A loop invariant has two obligations at its line: the run says which
+  // of them it shows failing.
+  if (run.id == CheckId::Invariant)
+    for (const char *when : {"on entry", "after an iteration"})
+      if (run.observed.find(std::string("does not hold ") + when) != std::string::npos)
+        return check.message.find(when) != std::string::npos;
   return run.id != CheckId::Postcondition ||
          (run.observed.find("never written") != std::string::npos) ==
              (check.message.find(" is written") != std::string::npos);

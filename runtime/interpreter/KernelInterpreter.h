@@ -45,6 +45,8 @@ struct EvalContext {
   /// in the race detector, as in the verifier (what it reads must not be
   /// changing under another thread).
   bool specReadsRace = false;
+  /// Evaluating a loop's invariants on entry (else after an iteration).
+  bool invariantOnEntry = false;
   /// Evaluating an approx clause: floats are exact reals, equality has a
   /// tolerance.
   bool approx = false;
@@ -160,10 +162,11 @@ public:
   /// `context.clauseFailure` why it is false.
   bool evaluateClause(mlir::Region &region, EvalContext &context, bool approx,
                       bool &holds);
-  /// Evaluates the `kuiper.invariant`s of a loop with its arguments.
+  /// Evaluates the `kuiper.invariant`s of a loop with its arguments, on
+  /// entry to the loop or after an iteration (which a failure says).
   bool checkInvariants(mlir::Region &invariants,
                        llvm::ArrayRef<RuntimeValue> arguments,
-                       EvalContext &context);
+                       EvalContext &context, bool onEntry);
   /// Why the i1 spec value `value` is false, following and/or/select/if
   /// down to the comparison or quantifier that decides it.
   std::pair<std::string, bool> explainFalse(EvalContext &context,

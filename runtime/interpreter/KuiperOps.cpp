@@ -378,7 +378,11 @@ bool evalInvariant(KernelInterpreter &in, Operation *op, EvalContext &context) {
     return false;
   if (value.isTrue())
     return true;
-  std::string message = "loop invariant does not hold" + in.inThread(context);
+  // "on entry" / "after an iteration", as the verifier's two obligations say:
+  // a run's failure refutes the one it shows (kuiper::refutes).
+  std::string message = std::string("loop invariant does not hold ") +
+                        (context.invariantOnEntry ? "on entry" : "after an iteration") +
+                        in.inThread(context);
   std::string why = in.explainFalse(context, op->getOperand(0)).first;
   if (!why.empty())
     message += ": " + why;
@@ -607,7 +611,7 @@ bool evalFor(KernelInterpreter &in, Operation *op, EvalContext &context) {
   for (int64_t first = i;; i += stride) {
     int64_t at = i == first ? i : std::min(i, end);
     if (!in.checkInvariants(forOp.getInvariants(),
-                            {makeInteger(lo.width, (uint64_t)at)}, context))
+                            {makeInteger(lo.width, (uint64_t)at)}, context, i == first))
       return false;
     if (i >= end)
       return true;
@@ -620,8 +624,8 @@ bool evalFor(KernelInterpreter &in, Operation *op, EvalContext &context) {
 bool evalWhile(KernelInterpreter &in, Operation *op, EvalContext &context) {
   auto whileOp = cast<WhileOp>(op);
   SmallVector<RuntimeValue, 1> yielded;
-  while (true) {
-    if (!in.checkInvariants(whileOp.getInvariants(), {}, context) ||
+  for (bool first = true;; first = false) {
+    if (!in.checkInvariants(whileOp.getInvariants(), {}, context, first) ||
         !in.evaluateRegion(whileOp.getCond(), {}, context, yielded))
       return false;
     if (yielded.empty() || !yielded[0].isTrue())

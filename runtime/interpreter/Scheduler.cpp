@@ -64,7 +64,7 @@ bool KernelInterpreter::enterFor(Thread &thread, Operation *op) {
   frame.inductionWidth = lo.width;
   RuntimeValue induction =
       makeInteger(frame.inductionWidth, (uint64_t)frame.inductionValue);
-  if (!checkInvariants(forOp.getInvariants(), {induction}, thread))
+  if (!checkInvariants(forOp.getInvariants(), {induction}, thread, /*onEntry=*/true))
     return false;
   if (frame.step <= 0) {
     violate(CheckId::Overflow, op,
@@ -87,7 +87,7 @@ bool KernelInterpreter::enterFor(Thread &thread, Operation *op) {
 
 bool KernelInterpreter::enterWhile(Thread &thread, Operation *op) {
   auto whileOp = cast<WhileOp>(op);
-  if (!checkInvariants(whileOp.getInvariants(), {}, thread))
+  if (!checkInvariants(whileOp.getInvariants(), {}, thread, /*onEntry=*/true))
     return false;
   Frame frame;
   frame.kind = Frame::WhileRegion;
@@ -159,7 +159,7 @@ bool KernelInterpreter::continueFor(Thread &thread) {
   int64_t at = wraps ? frame.upperBound : next;
   if (!checkInvariants(forOp.getInvariants(),
                        {makeInteger(frame.inductionWidth, (uint64_t)at)},
-                       thread))
+                       thread, /*onEntry=*/false))
     return false;
   Frame &current = thread.stack.back();
   if (current.inductionValue < current.upperBound && !wraps) {
@@ -177,7 +177,7 @@ bool KernelInterpreter::continueWhile(Thread &thread, Operation *terminator) {
   Frame &frame = thread.stack.back();
   auto whileOp = cast<WhileOp>(frame.op);
   if (frame.inWhileBody) {
-    if (!checkInvariants(whileOp.getInvariants(), {}, thread))
+    if (!checkInvariants(whileOp.getInvariants(), {}, thread, /*onEntry=*/false))
       return false;
     Frame &current = thread.stack.back();
     current.inWhileBody = false;

@@ -86,7 +86,7 @@ bool KernelInterpreter::evaluateClause(Region &region, EvalContext &context,
 
 bool KernelInterpreter::checkInvariants(Region &invariants,
                                         ArrayRef<RuntimeValue> arguments,
-                                        EvalContext &context) {
+                                        EvalContext &context, bool onEntry) {
   if (!options.checks || invariants.empty())
     return true;
   bool approx = false;
@@ -97,6 +97,7 @@ bool KernelInterpreter::checkInvariants(Region &invariants,
   context.clauseFailure.clear();
   context.binders.clear();
   context.whyFalse.clear();
+  context.invariantOnEntry = onEntry;
   SmallVector<RuntimeValue, 1> yielded;
   bool ok = evaluateRegion(invariants, arguments, context, yielded);
   context.inSpec = wasInSpec;

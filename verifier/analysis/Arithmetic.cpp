@@ -258,17 +258,22 @@ z3::expr SymExec::intOp(Operation &op) {
   if (isa<arith::ShLIOp, arith::ShRSIOp>(op)) {
     z3::expr b = get(op.getOperand(1));
     int64_t c;
-    if (!isConst(b, c) || c < 0 || c >= (int64_t)w) {
-      unsupported(&op, "shift by a non-constant amount is not modelled yet");
-      return a;
+    if (isConst(b.simplify(), c) && c >= 0 && c < (int64_t)w) {
+      z3::expr p = z.int_val((int64_t)(uint64_t(1) << c));
+      if (isa<arith::ShRSIOp>(op)) {
+        if (auto qr = splitByConstant(a, int64_t(1) << c))
+          return qr->first;
+        return a / p;
+      }
+      return arith2([&](z3::expr x, z3::expr) { return x * p; });
     }
-    z3::expr p = z.int_val((int64_t)(uint64_t(1) << c));
-    if (isa<arith::ShRSIOp>(op)) {
-      if (auto qr = splitByConstant(a, int64_t(1) << c))
-        return qr->first;
-      return a / p;
-    }
-    return arith2([&](z3::expr x, z3::expr) { return x * p; });
+    // A shift by an amount that is not a constant in range: 2^b over the
+    // amounts in range, and, as in the executor, 0 past them, where the
+    // shift is a fault (an overflow obligation in code).
+    auto [inRange, p] = shiftAmount(op, b, w);
+    if (isa<arith::ShRSIOp>(op))
+      return z3::ite(inRange, a / p, z.int_val(0)); // floor division: an arithmetic shift
+    return z3::ite(inRange, arith2([&](z3::expr x, z3::expr) { return x * p; }), z.int_val(0));
   }
   if (isa<arith::AndIOp, arith::OrIOp, arith::XOrIOp>(op)) {
     z3::expr b = get(op.getOperand(1));
@@ -321,6 +326,22 @@ z3::expr SymExec::intOp(Operation &op) {
   }
   unsupported(&op, "integer operation not modelled");
   return a;
+}
+
+std::pair<z3::expr, z3::expr> SymExec::shiftAmount(Operation &op, const z3::expr &amount,
+                                                    unsigned w) {
+  z3::expr inRange = amount >= 0 && amount < z.int_val((int64_t)w);
+  if (!inSpec)
+    addObligation(CheckId::Overflow, op.getLoc(),
+                  "the shift amount is in 0.." + std::to_string(w - 1),
+                  "shift amount out of range (not in 0.." + std::to_string(w - 1) + ")", inRange);
+  z3::expr p = z.int_val(1);
+  for (int64_t k = (int64_t)w - 1; k >= 1; --k) {
+    z3::expr pk = w - 1 > 62 && k == 63 ? z.int_val("9223372036854775808")
+                                        : z.int_val((int64_t)(uint64_t(1) << k));
+    p = z3::ite(amount == z.int_val(k), pk, p);
+  }
+  return {inRange, p};
 }
 
 z3::expr SymExec::typeRange(const z3::expr &v, Type t) const {
@@ -528,11 +549,13 @@ bool SymExec::execIntegerOp(Operation &op) {
       addObligation(CheckId::Overflow, loc, "the divisor is not zero", "division by zero", b != 0);
     int64_t c;
     if (isa<arith::ShRUIOp>(op)) {
-      if (!isConst(b.simplify(), c) || c < 0 || c >= (int64_t)w) {
-        unsupported(&op, "shift by a non-constant amount is not modelled yet");
+      z3::expr amount = get(op.getOperand(1));
+      if (isConst(amount.simplify(), c) && c >= 0 && c < (int64_t)w) {
+        set(op.getResult(0), toSigned(a / z.int_val((int64_t)(uint64_t(1) << c)), w));
         return true;
       }
-      set(op.getResult(0), toSigned(a / z.int_val((int64_t)(uint64_t(1) << c)), w));
+      auto [inRange, p] = shiftAmount(op, amount, w);
+      set(op.getResult(0), z3::ite(inRange, toSigned(a / p, w), z.int_val(0)));
       return true;
     }
     z3::expr r = isa<arith::DivUIOp>(op) ? a / b

@@ -438,6 +438,11 @@ private:
   z3::expr threadRange(const std::vector<z3::expr> &tv) const;
   z3::expr inRangeAll() const;
   void unsupported(mlir::Operation *op, const std::string &why);
+  /// For a shift of a w-bit integer by `amount` that is not a constant in
+  /// range: whether the amount is in 0..w-1 (an overflow obligation in code)
+  /// and 2^amount over that range (1 past it).
+  std::pair<z3::expr, z3::expr> shiftAmount(mlir::Operation &op, const z3::expr &amount,
+                                            unsigned w);
   void addObligation(CheckId id, mlir::Location loc, const std::string &msg,
                      const std::string &failMsg, z3::expr goal,
                      std::vector<z3::expr> extra = {}, std::vector<Observable> obs = {});
