@@ -446,8 +446,9 @@ void fillInputs(const Module &module, const std::string &kernel, Args &args,
     EdgeRuns runs(rng, isFloat ? (f64 ? std::size(kF64Edges) : std::size(kF32Edges))
                                : std::size(kI32Edges));
     for (int64_t i = 0; i < n; ++i) {
-      std::optional<size_t> e =
-          edge && b->elemType != "bool" && !indices ? runs.next() : std::nullopt;
+      std::optional<size_t> e = edge && b->elemType != "bool" && (isFloat || !indices)
+                                    ? runs.next()
+                                    : std::nullopt;
       if (isFloat) {
         b->set(i, e ? (f64 ? kF64Edges : kF32Edges)[*e] : u(rng));
       } else if (b->elemType == "bool") {
@@ -511,10 +512,14 @@ Result<std::vector<std::string>> chooseScalars(const Module &m,
       if (total > maxElements)
         return false;
     }
+    // Threads count against the cap too, but one block always fits: a
+    // kernel of 1024-thread blocks ran at no size under a cap of 512 (then
+    // all parameters 0, an empty launch).
     int64_t blocks = info->numBlocks(), threads = info->blockSize();
-    if (blocks < 0 || (threads > 0 && blocks > maxElements / threads))
+    int64_t threadCap = std::max(maxElements, threads);
+    if (blocks < 0 || (threads > 0 && blocks > threadCap / threads))
       return false;
-    return blocks * threads <= maxElements;
+    return blocks * threads <= threadCap;
   };
   // Uniform assignments first, then combinations (up to 3 parameters).
   std::vector<size_t> idx(ints.size(), 0);

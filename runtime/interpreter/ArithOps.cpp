@@ -208,6 +208,16 @@ bool evalShift(KernelInterpreter &in, Operation *op, EvalContext &context) {
     return setResult(in, op, context, makeInteger(width, v.lhs.bits >> amount));
   uint64_t shifted = (v.lhs.bits << amount) & lowBitsMask(width);
   auto flags = cast<arith::ArithIntegerOverflowFlagsInterface>(op);
+  // In a clause a signed shift never wraps (see evalAddSubMul): `1 << s` is
+  // 2^31 for s = 31, not INT_MIN.
+  if (context.inSpec && flags.hasNoSignedWrap()) {
+    __int128 exact = (__int128)v.lhs.asSigned() * ((__int128)1 << amount);
+    if (exact < INT64_MIN || exact > INT64_MAX)
+      return in.fail("an integer in the clause at " + locationOf(op) +
+                     " is past 64 bits: the clause cannot be evaluated exactly");
+    if (exact != signExtend(shifted, width))
+      return setResult(in, op, context, makeInteger(64, (uint64_t)(int64_t)exact));
+  }
   if (flags.hasNoSignedWrap() &&
       (signExtend(shifted, width) >> amount) != v.lhs.asSigned())
     reportFault(in, op, context, v, "signed overflow");

@@ -341,9 +341,12 @@ bool evalAssertion(KernelInterpreter &in, Operation *op, EvalContext &context) {
   if (holds)
     return true;
   CheckId check = checkOfAssertion(op);
-  std::string message = check == CheckId::Assume   ? "assumption"
-                        : check == CheckId::Assert ? "assertion"
-                                                   : checkName(check);
+  // An approx clause's failure says so (as an approx ensures' does): a run
+  // with edge inputs shows nothing about it (proven for finite inputs).
+  std::string message = std::string(approx ? "approx " : "") +
+                        (check == CheckId::Assume   ? "assumption"
+                         : check == CheckId::Assert ? "assertion"
+                                                    : checkName(check));
   message += " failed" + in.inThread(context);
   if (!context.clauseFailure.empty())
     message += ": " + context.clauseFailure;
@@ -380,7 +383,8 @@ bool evalInvariant(KernelInterpreter &in, Operation *op, EvalContext &context) {
     return true;
   // "on entry" / "after an iteration", as the verifier's two obligations say:
   // a run's failure refutes the one it shows (kuiper::refutes).
-  std::string message = std::string("loop invariant does not hold ") +
+  std::string message = std::string(cast<InvariantOp>(op).getApprox() ? "approx " : "") +
+                        "loop invariant does not hold " +
                         (context.invariantOnEntry ? "on entry" : "after an iteration") +
                         in.inThread(context);
   std::string why = in.explainFalse(context, op->getOperand(0)).first;

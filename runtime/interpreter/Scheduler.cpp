@@ -510,8 +510,8 @@ bool KernelInterpreter::releaseBarrier(std::vector<Thread> &threads,
         return false;
       if (holds)
         continue;
-      std::string message =
-          "barrier contract does not hold in thread " + who(*witness);
+      std::string message = std::string(approx ? "approx " : "") +
+                            "barrier contract does not hold in thread " + who(*witness);
       if (!witness->clauseFailure.empty())
         message += ": " + witness->clauseFailure;
       violate(CheckId::BarrierContract, barrier, message,
