@@ -1132,6 +1132,13 @@ Type Sema::checkIndex(Expr &e, bool write, bool alsoRead,
                      q(e.name));
     return kNone;
   }
+  // An `out` buffer's elements have no value when the kernel starts.
+  if (inOld && d->kind == DeclKind::BufferParam && d->access == Access::Out) {
+    error(e.loc, "'old' of 'out' buffer " + q(e.name) +
+                     ": its elements have no value at kernel entry ('old' is for 'inout' "
+                     "buffers)");
+    return kNone;
+  }
   bool bad = false;
   if (int(e.args.size()) != d->type.rank) {
     error(e.loc, "wrong number of indices for " + q(e.name) + ": expected " +
