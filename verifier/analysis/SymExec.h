@@ -441,6 +441,9 @@ private:
   /// For a shift of a w-bit integer by `amount` that is not a constant in
   /// range: whether the amount is in 0..w-1 (an overflow obligation in code)
   /// and 2^amount over that range (1 past it).
+  /// The one term `k + e` (and e) of a body that uses `k` only there (Sums.cpp).
+  std::optional<std::pair<z3::expr, z3::expr>> offsetOf(const z3::expr &body,
+                                                        const z3::expr &k);
   std::pair<z3::expr, z3::expr> shiftAmount(mlir::Operation &op, const z3::expr &amount,
                                             unsigned w);
   void addObligation(CheckId id, mlir::Location loc, const std::string &msg,
@@ -522,6 +525,18 @@ private:
   int64_t sumWindow = -1; ///< see sumTerm
   /// Symbolic sums made so far: body, start, step, count, term.
   std::vector<std::tuple<z3::expr, z3::expr, int64_t, z3::expr, z3::expr>> sumTerms;
+  /// Symbolic sums whose body reads at `k + e` (offsetOf): the sum, its body
+  /// at k (a lambda), its start moved by e, its count and step, and whether
+  /// its shifted form is stated yet (only once another sum has that body as
+  /// it is: a tail block's loop against its clause).
+  struct ShiftedSum {
+    z3::expr total, moved, lo, count;
+    int64_t step;
+    bool stated = false;
+  };
+  std::vector<ShiftedSum> shiftedSums;
+  /// The lambdas of the symbolic sums read as they are (for ShiftedSum).
+  std::vector<z3::expr> plainSumBodies;
   z3::expr reduceOp(kuiper::ReduceOp op);
   z3::expr reduceTerm(kuiper::ReduceKind k, z3::expr f, mlir::Type termType, z3::expr lo, z3::expr hi,
                       int64_t step, int64_t maxStep);
