@@ -536,7 +536,11 @@ std::vector<solver::Query> KernelVerifier::buildQueries(z3::context &z, SymExec 
     q.smt = canonicalLetNames(solver::smtText(z, asserts));
     // Value checks the solver may not decide whole are split on the thread's
     // variables (solveQuery): for each fixed value, guards on it fold away.
-    if (isValueCheck(o.id) && (ex.useLanes || ex.rowsPerWarp || withBarriers)) {
+    // So are a warp-level kernel's overflow checks on the lane: an i32
+    // butterfly's `v += shfl_xor(v, d)` reads 32 leaves through lane-xor
+    // indices, which a fixed lane folds to constants (20 s undecided).
+    if ((isValueCheck(o.id) && (ex.useLanes || ex.rowsPerWarp || withBarriers)) ||
+        (o.id == CheckId::Overflow && ex.useLanes)) {
       std::set<unsigned> terms, decls;
       bool hasQuantifier = false;
       for (const z3::expr &a : asserts)

@@ -51,7 +51,16 @@ void reportFault(KernelInterpreter &in, Operation *op, EvalContext &context,
                  const ArithOperands &values, const std::string &what) {
   if (context.inSpec || !in.options.checks)
     return;
-  std::string operands = formatValue(values.lhs) + ", " + formatValue(values.rhs);
+  // Operands of an unsigned op (nuw, or an unsigned division or shift) are
+  // shown unsigned: `unsigned overflow (arith.shli 4294967282, 13)`.
+  auto flags = dyn_cast<arith::ArithIntegerOverflowFlagsInterface>(op);
+  bool isUnsigned = (flags && flags.hasNoUnsignedWrap() && !flags.hasNoSignedWrap()) ||
+                    isa<arith::DivUIOp, arith::RemUIOp, arith::ShRUIOp>(op);
+  auto text = [&](const RuntimeValue &v) {
+    return isUnsigned && v.kind == RuntimeValue::Integer ? std::to_string(v.asUnsigned())
+                                                         : formatValue(v);
+  };
+  std::string operands = text(values.lhs) + ", " + text(values.rhs);
   ViolationDetails details = in.whoDetails(context);
   details.push_back({"operands", operands});
   in.violate(CheckId::Overflow, op,

@@ -118,8 +118,8 @@ void SymExec::raceChecks() {
       o.message = "no two threads access the same element of '" + mi.name + "' concurrently";
       o.failMessage = std::string("data race on ") + (mi.shared ? "shared '" : "global '") + mi.name + "': " +
                       (ww ? "two threads write"
-                          : a.spec || b.spec ? "an assert or assume reads an element that another "
-                                               "thread writes"
+                          : a.spec || b.spec ? "an assert or assume of one thread reads, and "
+                                               "another thread writes,"
                                              : "one thread writes and another reads") +
                       " the same element without a barrier between them (other access at line " +
                       std::to_string(a.loc.line) + ")";
