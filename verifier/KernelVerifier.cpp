@@ -191,6 +191,8 @@ private:
   /// the rounds do not decide (the solver's sat stands, and the replay says
   /// whether a run reproduces its counterexample).
   CheckStatus refineFolds(z3::context &z, SymExec &ex, Obligation &o);
+  /// Set by refineFolds when its rounds did not decide (a tentative failure).
+  bool foldsUndecided = false;
   /// CPU seconds after which the full solver stage is stopped: three times
   /// what the resource limit stands for, and at least 30 s, so that the
   /// resource limit (which does not depend on the machine or its load) is
@@ -807,6 +809,8 @@ CheckResult KernelVerifier::resultOf(z3::context &z, SymExec &ex, Obligation &o,
   } else if (c.status == CheckStatus::Failed &&
              (c.status = refineFolds(z, ex, o)) == CheckStatus::Failed) {
     c.message = o.failMessage;
+    c.tentative = foldsUndecided;
+    foldsUndecided = false;
     counterexample(z, ex, o, c);
   } else if (c.status == CheckStatus::Proved && q.answer == solver::Answer::Failed &&
              opts.keepSMT) {
@@ -924,8 +928,10 @@ CheckStatus KernelVerifier::refineFolds(z3::context &z, SymExec &ex, Obligation 
   // Undecided: the solver's `sat` stands (as it did before this step), its
   // counterexample is searched for without the facts, and the replay says
   // whether a run reproduces it.
-  if (!decided)
+  if (!decided) {
+    foldsUndecided = true;
     return CheckStatus::Failed;
+  }
   o.assumptions.insert(o.assumptions.end(), added.begin(), added.end());
   return *decided;
 }

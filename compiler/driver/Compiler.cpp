@@ -353,6 +353,9 @@ Result<Module> compile(const std::string &source, const std::string &path,
     ReplayOptions replay;
     replay.budgetSeconds = opts.budgetSeconds;
     replayAndFalsify(result, result.report(), replay);
+  } else if (opts.verify) {
+    for (KernelReport &kr : result.report().kernels)
+      settleTentative(kr); // no run to confirm them: undecided
   }
   return result;
 }

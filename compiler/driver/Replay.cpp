@@ -878,6 +878,26 @@ void falsifyUndecided(const Module &module, Report &report, const ReplayOptions 
       falsifyKernel(module, kr, *bounded);
 }
 
+void settleTentative(KernelReport &kr) {
+  bool changed = false;
+  for (CheckResult &c : kr.checks)
+    if (c.tentative && c.status == CheckStatus::Failed && c.confirmed != true) {
+      c.status = CheckStatus::Unknown;
+      c.message = "undecided: " + c.message +
+                  " (the solver's model rests on sums or reductions it knows only by their "
+                  "definitions, and no run reproduced it)";
+      changed = true;
+    }
+  if (!changed)
+    return;
+  bool failed = false, unknown = false;
+  for (const CheckResult &c : kr.checks) {
+    failed |= c.status == CheckStatus::Failed;
+    unknown |= c.status == CheckStatus::Unknown;
+  }
+  kr.verdict = failed ? Verdict::Failed : unknown ? Verdict::Unknown : Verdict::Verified;
+}
+
 void replayAndFalsify(const Module &module, Report &report, const ReplayOptions &opts) {
   for (KernelReport &kr : report.kernels) {
     // Replay and falsifying runs share what the proof left of the budget;
@@ -891,6 +911,7 @@ void replayAndFalsify(const Module &module, Report &report, const ReplayOptions 
         else
           c.observed = "not replayed: the kernel's verification budget is spent";
       }
+    settleTentative(kr);
     if (bounded)
       falsifyKernel(module, kr, *bounded);
   }

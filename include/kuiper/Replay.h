@@ -87,6 +87,11 @@ void falsifyUndecided(const Module &module, Report &report,
 /// each kernel's verification left of `opts.budgetSeconds`.
 void replayAndFalsify(const Module &module, Report &report, const ReplayOptions &opts = {});
 
+/// A tentative failure (CheckResult::tentative) that no run confirmed becomes
+/// unknown ("undecided: ..."), and the kernel's verdict follows (done by
+/// replayAndFalsify after its replays; without replay, call it directly).
+void settleTentative(KernelReport &kr);
+
 } // namespace kuiper
 
 #endif

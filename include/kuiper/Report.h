@@ -32,6 +32,10 @@ struct CheckResult {
   /// may not hold"), used when a run on the CPU executor shows the failure.
   std::string failMessage;
   std::optional<bool> confirmed; ///< set by counterexample replay
+  /// A failure whose model rests on sums or reductions the solver knows only
+  /// by their definitions (a model whose folds it could not all unroll): it
+  /// stays failed only if a run reproduces it (settleTentative).
+  bool tentative = false;
   std::string observed;          ///< what the replay observed
   double timeMs = 0;
   /// False for an unknown check that was not solved at all: the kernel's
