@@ -163,6 +163,8 @@ private:
   Restrict restrict = Restrict::None;
   const char *restrictWhat = "";
   KernelDecl *kernel = nullptr;
+  /// Bytes of the shared arrays the kernel declared so far.
+  int64_t sharedBytes = 0;
   FnDecl *fn = nullptr;
   bool negLiteral = false;
 
@@ -514,6 +516,7 @@ void Sema::checkAccessRanges(KernelDecl &k, std::vector<AccessRange> &rs,
 
 void Sema::checkKernel(KernelDecl &k) {
   kernel = &k;
+  sharedBytes = 0;
   fn = nullptr;
   push();
   for (size_t i = 0; i < k.params.size(); ++i) {
@@ -662,6 +665,21 @@ void Sema::checkStmt(Stmt &s) {
     }
     if (d.constDims.size() != d.dims.size())
       d.constDims.clear();
+    // A block's static shared memory is at most 48 KiB on every target
+    // (more needs dynamic shared memory, which kernels do not declare): PTX
+    // with more is emitted but cannot be launched.
+    constexpr int64_t kMaxStaticShared = 48 * 1024;
+    if (kernel && !d.constDims.empty() && sharedBytes <= kMaxStaticShared) {
+      int64_t bytes = std::max(1, bitWidth(d.type.scalar) / 8);
+      for (int64_t n : d.constDims)
+        bytes = n > (int64_t(1) << 40) / bytes ? (int64_t(1) << 40) : bytes * n;
+      sharedBytes += bytes;
+      if (sharedBytes > kMaxStaticShared)
+        error(s.loc, "shared memory of kernel " + q(kernel->name) + " reaches " +
+                         std::to_string(sharedBytes) + " bytes with " + q(d.name) +
+                         ": a block may allocate at most " + std::to_string(kMaxStaticShared) +
+                         " bytes statically");
+    }
     declare(&d);
     return;
   }
