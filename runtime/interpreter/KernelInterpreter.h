@@ -47,6 +47,9 @@ struct EvalContext {
   bool specReadsRace = false;
   /// Evaluating a loop's invariants on entry (else after an iteration).
   bool invariantOnEntry = false;
+  /// Evaluating only the approx (true) or exact (false) invariants of a loop
+  /// that has both (each kind in its own arithmetic).
+  std::optional<bool> invariantsOfKind;
   /// Evaluating an approx clause: floats are exact reals, equality has a
   /// tolerance.
   bool approx = false;

@@ -89,17 +89,33 @@ bool KernelInterpreter::checkInvariants(Region &invariants,
                                         EvalContext &context, bool onEntry) {
   if (!options.checks || invariants.empty())
     return true;
-  bool approx = false;
-  invariants.walk([&](InvariantOp invariant) { approx |= invariant.getApprox(); });
+  bool anyApprox = false, anyExact = false;
+  invariants.walk([&](InvariantOp invariant) {
+    anyApprox |= invariant.getApprox();
+    anyExact |= !invariant.getApprox();
+  });
   bool wasInSpec = context.inSpec, wasApprox = context.approx;
   context.inSpec = true;
-  context.approx = approx;
-  context.clauseFailure.clear();
-  context.binders.clear();
-  context.whyFalse.clear();
   context.invariantOnEntry = onEntry;
-  SmallVector<RuntimeValue, 1> yielded;
-  bool ok = evaluateRegion(invariants, arguments, context, yielded);
+  // The exact invariants in IEEE arithmetic, the approx ones over the reals
+  // with a tolerance, as the verifier proves them: a loop with both kinds is
+  // evaluated once for each (an exact invariant beside an approx one was
+  // compared with a tolerance).
+  bool ok = true;
+  for (bool approx : {false, true}) {
+    if (!(approx ? anyApprox : anyExact))
+      continue;
+    context.approx = approx;
+    context.invariantsOfKind = anyApprox && anyExact ? std::optional<bool>(approx) : std::nullopt;
+    context.clauseFailure.clear();
+    context.binders.clear();
+    context.whyFalse.clear();
+    SmallVector<RuntimeValue, 1> yielded;
+    ok = evaluateRegion(invariants, arguments, context, yielded);
+    if (!ok)
+      break;
+  }
+  context.invariantsOfKind.reset();
   context.inSpec = wasInSpec;
   context.approx = wasApprox;
   return ok;
