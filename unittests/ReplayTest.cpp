@@ -567,3 +567,49 @@ TEST(Falsify, NoEdgeInputsForAnApproxClause) {
   std::vector<CheckResult> found = runForFailures(m, "clamp", false, {1 << 12});
   EXPECT_TRUE(found.empty()) << found[0].observed;
 }
+
+TEST(Refutes, AnInvariantFailureRefutesTheObligationItShows) {
+  // A loop invariant has two obligations at one line; a run that shows it
+  // failing after an iteration does not refute "on entry" (it was reported,
+  // confirmed, as failing on entry).
+  CheckResult run;
+  run.id = CheckId::Invariant;
+  run.file = "k.kp";
+  run.line = 9;
+  run.col = 5;
+  run.observed = "loop invariant does not hold after an iteration in thread (0,0): lhs = 1, "
+                 "expected 2";
+  CheckResult entry = run, after = run;
+  entry.observed = after.observed = "";
+  entry.message = "the loop invariant holds on entry";
+  after.message = "the loop invariant holds after an iteration";
+  EXPECT_FALSE(refutes(run, entry));
+  EXPECT_TRUE(refutes(run, after));
+  run.observed = "approx loop invariant does not hold on entry in thread (0,0)";
+  EXPECT_TRUE(refutes(run, entry));
+  EXPECT_FALSE(refutes(run, after));
+}
+
+TEST(Settle, ATentativeFailureNoRunConfirmsIsUndecided) {
+  KernelReport kr;
+  CheckResult proved, tentative;
+  proved.status = CheckStatus::Proved;
+  tentative.id = CheckId::Postcondition;
+  tentative.status = CheckStatus::Failed;
+  tentative.tentative = true;
+  tentative.message = "the postcondition may not hold";
+  tentative.confirmed = false;
+  kr.checks = {proved, tentative};
+  kr.verdict = Verdict::Failed;
+  settleTentative(kr);
+  EXPECT_EQ(kr.checks[1].status, CheckStatus::Unknown);
+  EXPECT_EQ(kr.checks[1].message.rfind("undecided: the postcondition may not hold", 0), 0u);
+  EXPECT_EQ(kr.verdict, Verdict::Unknown);
+  // Confirmed by a run, it stays failed.
+  kr.checks[1] = tentative;
+  kr.checks[1].confirmed = true;
+  kr.verdict = Verdict::Failed;
+  settleTentative(kr);
+  EXPECT_EQ(kr.checks[1].status, CheckStatus::Failed);
+  EXPECT_EQ(kr.verdict, Verdict::Failed);
+}

@@ -115,13 +115,11 @@ bool readsMemoryValues(CheckId id) {
   }
 }
 
-Verdict verdictOf(const std::vector<CheckResult> &checks) {
-  bool failed = false, unknown = false;
-  for (const CheckResult &c : checks) {
-    failed |= c.status == CheckStatus::Failed;
-    unknown |= c.status == CheckStatus::Unknown;
-  }
-  return failed ? Verdict::Failed : unknown ? Verdict::Unknown : Verdict::Verified;
+/// Checks of a thread's values (not of accesses or of the launch): the ones
+/// a split on the thread's variables is tried on.
+bool isValueCheck(CheckId id) {
+  return id == CheckId::Postcondition || id == CheckId::Assert || id == CheckId::Invariant ||
+         id == CheckId::BarrierContract;
 }
 
 } // namespace
@@ -225,9 +223,6 @@ static bool worthRunningFirst(KernelOp kernel) {
   return worth;
 }
 
-/// Whether a check about a thread's values (not about accesses or the launch).
-static bool isValueCheck(CheckId id);
-
 bool KernelVerifier::valueChecksUndecided(std::vector<solver::Query> &queries, SymExec &ex,
                                           const solver::ProofCache &cache) {
   std::vector<size_t> which;
@@ -240,15 +235,11 @@ bool KernelVerifier::valueChecksUndecided(std::vector<solver::Query> &queries, S
       continue;
     which.push_back(i);
     probes.push_back(q);
-    probes.back().essential = false;
   }
   if (probes.empty())
     return false;
-  // The cheap stages under the probe limit (failFast's first phase; with
-  // alreadyFailed its second only marks the undecided ones Skipped).
   solver::BatchOptions probe = batchOptions(ex.z);
-  probe.failFast = true;
-  probe.alreadyFailed = true;
+  probe.probeOnly = true;
   probe.progress = nullptr;
   solver::solveAll(probes, cache, probe);
   bool undecided = false;
@@ -475,13 +466,6 @@ static std::string canonicalLetNames(const std::string &smt) {
     i = j;
   }
   return out;
-}
-
-/// Checks of a thread's values (not of accesses or of the launch): the ones
-/// a split on the thread's variables is tried on.
-static bool isValueCheck(CheckId id) {
-  return id == CheckId::Postcondition || id == CheckId::Assert || id == CheckId::Invariant ||
-         id == CheckId::BarrierContract;
 }
 
 /// At most this many cases (threads of a block) in a split of a value check

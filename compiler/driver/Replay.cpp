@@ -888,14 +888,8 @@ void settleTentative(KernelReport &kr) {
                   "definitions, and no run reproduced it)";
       changed = true;
     }
-  if (!changed)
-    return;
-  bool failed = false, unknown = false;
-  for (const CheckResult &c : kr.checks) {
-    failed |= c.status == CheckStatus::Failed;
-    unknown |= c.status == CheckStatus::Unknown;
-  }
-  kr.verdict = failed ? Verdict::Failed : unknown ? Verdict::Unknown : Verdict::Verified;
+  if (changed)
+    kr.verdict = verdictOf(kr.checks);
 }
 
 void replayAndFalsify(const Module &module, Report &report, const ReplayOptions &opts) {

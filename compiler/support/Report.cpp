@@ -35,6 +35,15 @@ bool refutes(const CheckResult &run, const CheckResult &check) {
              (check.message.find(" is written") != std::string::npos);
 }
 
+Verdict verdictOf(const std::vector<CheckResult> &checks) {
+  bool failed = false, unknown = false;
+  for (const CheckResult &c : checks) {
+    failed |= c.status == CheckStatus::Failed;
+    unknown |= c.status == CheckStatus::Unknown;
+  }
+  return failed ? Verdict::Failed : unknown ? Verdict::Unknown : Verdict::Verified;
+}
+
 const char *verdictName(Verdict verdict) {
   switch (verdict) {
   case Verdict::Verified:

@@ -84,6 +84,10 @@ struct KernelReport {
   std::string lowered;
 };
 
+/// A kernel's verdict from its checks: failed if one failed, else unknown if
+/// one is unknown, else verified.
+Verdict verdictOf(const std::vector<CheckResult> &checks);
+
 /// Verification result of one file.
 struct Report {
   std::string file;

@@ -56,11 +56,8 @@ void reportFault(KernelInterpreter &in, Operation *op, EvalContext &context,
   auto flags = dyn_cast<arith::ArithIntegerOverflowFlagsInterface>(op);
   bool isUnsigned = (flags && flags.hasNoUnsignedWrap() && !flags.hasNoSignedWrap()) ||
                     isa<arith::DivUIOp, arith::RemUIOp, arith::ShRUIOp>(op);
-  auto text = [&](const RuntimeValue &v) {
-    return isUnsigned && v.kind == RuntimeValue::Integer ? std::to_string(v.asUnsigned())
-                                                         : formatValue(v);
-  };
-  std::string operands = text(values.lhs) + ", " + text(values.rhs);
+  std::string operands =
+      formatValue(values.lhs, isUnsigned) + ", " + formatValue(values.rhs, isUnsigned);
   ViolationDetails details = in.whoDetails(context);
   details.push_back({"operands", operands});
   in.violate(CheckId::Overflow, op,

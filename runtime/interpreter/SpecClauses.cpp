@@ -191,15 +191,11 @@ std::string KernelInterpreter::describeFalseComparison(
   if (lhsText.empty())
     lhsText = "lhs";
   // An unsigned comparison (ult, ..., uge) shows its operands unsigned.
-  bool asUnsigned = predicate.size() == 3 && predicate[0] == 'u' &&
-                    lhs.kind == RuntimeValue::Integer && rhs.kind == RuntimeValue::Integer;
-  auto text = [&](const RuntimeValue &v) {
-    return asUnsigned ? std::to_string(v.asUnsigned()) : formatValue(v);
-  };
-  lhsText += " = " + text(lhs) + (neverWritten ? " (never written)" : "");
+  bool asUnsigned = predicate.size() == 3 && predicate[0] == 'u';
+  lhsText += " = " + formatValue(lhs, asUnsigned) + (neverWritten ? " (never written)" : "");
   if (equality)
-    return lhsText + ", expected " + text(rhs);
-  return lhsText + ", not " + predicate + " " + text(rhs);
+    return lhsText + ", expected " + formatValue(rhs, asUnsigned);
+  return lhsText + ", not " + predicate + " " + formatValue(rhs, asUnsigned);
 }
 
 } // namespace interp

@@ -245,6 +245,12 @@ std::string formatValue(const RuntimeValue &value) {
   }
 }
 
+std::string formatValue(const RuntimeValue &value, bool asUnsigned) {
+  if (asUnsigned && value.kind == RuntimeValue::Integer && value.width > 1)
+    return std::to_string(value.asUnsigned());
+  return formatValue(value);
+}
+
 std::string locationOf(Operation *op) {
   if (!op)
     return "";

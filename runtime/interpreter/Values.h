@@ -106,6 +106,9 @@ double maxNum(double a, double b);
 std::string formatDouble(double value, bool doublePrecision);
 /// A value as messages show it ("true", "-3", "1.5", "undef").
 std::string formatValue(const RuntimeValue &value);
+/// The same, an integer read unsigned where `asUnsigned` (an unsigned op's
+/// operands: `unsigned overflow (arith.shli 4294967282, 13)`).
+std::string formatValue(const RuntimeValue &value, bool asUnsigned);
 /// "file:line:col" of `op`, or "" when it has no file location.
 std::string locationOf(mlir::Operation *op);
 /// "1, 2, 3".

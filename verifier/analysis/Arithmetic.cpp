@@ -337,8 +337,8 @@ std::pair<z3::expr, z3::expr> SymExec::shiftAmount(Operation &op, const z3::expr
                   "shift amount out of range (not in 0.." + std::to_string(w - 1) + ")", inRange);
   z3::expr p = z.int_val(1);
   for (int64_t k = (int64_t)w - 1; k >= 1; --k) {
-    z3::expr pk = w - 1 > 62 && k == 63 ? z.int_val("9223372036854775808")
-                                        : z.int_val((int64_t)(uint64_t(1) << k));
+    z3::expr pk = k == 63 ? z.int_val("9223372036854775808") // 2^63, past int64_t
+                          : z.int_val((int64_t)(uint64_t(1) << k));
     p = z3::ite(amount == z.int_val(k), pk, p);
   }
   return {inRange, p};

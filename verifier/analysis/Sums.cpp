@@ -325,14 +325,13 @@ z3::expr SymExec::symbolicSum(SumOp op, z3::expr lo, z3::expr hi, int64_t s) {
   // an instantiated contract, keep only their definitions: 256 of them, each
   // partitioned, would add 512 sums to a query that needs none of them.)
   std::set<int64_t> strides;
-  kernel.walk([&](SumOp other) {
-    if (s > 1 && lo.is_numeral())
-      return;
-    if (auto c = other.getStep().getDefiningOp<arith::ConstantOp>())
-      if (auto ia = dyn_cast<IntegerAttr>(c.getValue());
-          ia && ia.getInt() > s && ia.getInt() % s == 0 && ia.getInt() / s <= 1024)
-        strides.insert(ia.getInt());
-  });
+  if (s == 1 || !lo.is_numeral())
+    kernel.walk([&](SumOp other) {
+      if (auto c = other.getStep().getDefiningOp<arith::ConstantOp>())
+        if (auto ia = dyn_cast<IntegerAttr>(c.getValue());
+            ia && ia.getInt() > s && ia.getInt() % s == 0 && ia.getInt() / s <= 1024)
+          strides.insert(ia.getInt());
+    });
   for (int64_t S : strides) {
     z3::expr parts = body.is_int() ? z.int_val(0) : z.real_val(0);
     for (int64_t u = 0; u < S / s; ++u) {

@@ -760,7 +760,13 @@ void kuiper::solver::solveAll(std::vector<Query> &queries, const ProofCache &cac
     for (auto &t : pool)
       t.join();
   };
-  runPhase(/*probing=*/opts.failFast);
+  runPhase(/*probing=*/opts.failFast || opts.probeOnly);
+  if (opts.probeOnly) {
+    for (size_t i = 0; i < queries.size(); ++i)
+      if (pending[i])
+        queries[i].answer = Answer::Skipped;
+    return;
+  }
   if (!opts.failFast)
     return;
   bool failed = opts.alreadyFailed;

@@ -160,6 +160,9 @@ struct BatchOptions {
   bool failFast = false;
   /// With failFast: the kernel has already failed (e.g. a run refuted a check).
   bool alreadyFailed = false;
+  /// Only the cheap stages under kProbeRlimit (failFast's first phase): what
+  /// they leave undecided is Skipped.
+  bool probeOnly = false;
 };
 
 /// A solver built from tactics (`simplify`, then `smt`) with the portfolio's
