@@ -359,3 +359,69 @@ TEST(Intervals, AgreesWithZ3OnRandomConjunctions) {
   }
   EXPECT_GT(refuted, 150u) << refuted;
 }
+
+// Ground instances and division congruences (Instances.cpp): each added fact
+// follows from the query, and they are what lets the solver see it.
+
+TEST(Instances, QuantifiedAssertionsAreInstantiatedAtTheirGroundTerms) {
+  z3::context z;
+  z3::func_decl part = z.function("part", z.int_sort(), z.int_sort(), z.real_sort());
+  z3::func_decl g = z.function("g", z.int_sort(), z.real_sort());
+  z3::expr b = z.int_const("b"), v = z.int_const("v"), n = z.int_const("n");
+  // forall b, v: 0 <= v < n ==> part(b, v) == g(v) + 1
+  z3::expr contract = z3::forall(b, v, z3::implies(v >= 0 && v < n, part(b, v) == g(v) + 1));
+  // A trigger that does not name every bound variable is not one.
+  z3::expr partial = z3::forall(b, v, g(v) >= 0);
+  std::vector<z3::expr> asserts{contract, partial, n == 4,
+                                part(z.int_val(0), z.int_val(2)) + part(z.int_val(0), z.int_val(3)) !=
+                                    g(z.int_val(2)) + g(z.int_val(3)) + 2};
+  std::vector<z3::expr> inst = groundInstances(z, asserts, 1, 100);
+  // At part(0, 2) and part(0, 3); `g(v)` names no `b`, so the second has none.
+  EXPECT_EQ(inst.size(), 2u);
+  z3::solver s(z);
+  for (auto &a : asserts)
+    if (!a.is_quantifier())
+      s.add(a);
+  for (auto &i : inst)
+    s.add(i);
+  EXPECT_EQ(s.check(), z3::unsat); // the instances alone refute it
+  // The limit holds.
+  EXPECT_EQ(groundInstances(z, asserts, 1, 1).size(), 1u);
+  // Fewer matches than asked for (E-matching's business): none.
+  EXPECT_TRUE(groundInstances(z, asserts, 3, 100).empty());
+  // Bounds are left to E-matching: only equations are instantiated, also
+  // under an approx clause's slack (`e || false`).
+  EXPECT_TRUE(groundInstances(z, {z3::forall(v, g(v) >= 0), g(z.int_val(2)) < 0}, 1, 100).empty());
+  EXPECT_EQ(groundInstances(z,
+                            {z3::forall(v, g(v) == 1 || (z.bool_val(false) && z.bool_val(false))),
+                             g(z.int_val(2)) < 0},
+                            1, 100)
+                .size(),
+            1u);
+  // Nothing to instantiate at: nothing.
+  EXPECT_TRUE(groundInstances(z, {contract, n == 4}, 1, 100).empty());
+}
+
+TEST(Instances, QuotientsOfEqualTermsAreEqual) {
+  z3::context z;
+  z3::expr a = z.real_const("a"), b = z.real_const("b"), c = z.real_const("c"),
+           d = z.real_const("d");
+  std::vector<z3::expr> asserts{a + c == b + c, a / d != b / d};
+  std::vector<z3::expr> facts = divisionCongruences(z, asserts, 24);
+  ASSERT_EQ(facts.size(), 1u);
+  z3::solver s(z);
+  for (auto &f : asserts)
+    s.add(f);
+  s.add(facts[0]);
+  EXPECT_EQ(s.check(), z3::unsat);
+  // Each fact is valid: its negation has no model.
+  z3::solver t(z);
+  t.add(!facts[0]);
+  EXPECT_EQ(t.check(), z3::unsat);
+  // Past the limit on quotients: none.
+  EXPECT_TRUE(divisionCongruences(z, asserts, 1).empty());
+  // Different denominators: none.
+  EXPECT_TRUE(divisionCongruences(z, {a / d != b / c}, 24).empty());
+  // A numeral denominator is linear: none needed.
+  EXPECT_TRUE(divisionCongruences(z, {a / 2 != b / 2}, 24).empty());
+}

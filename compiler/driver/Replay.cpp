@@ -837,7 +837,7 @@ void falsifyKernel(const Module &module, KernelReport &kr, const ReplayOptions &
   if (open.empty())
     return;
   for (CheckResult &run :
-       runForFailures(module, kr.name, scheduleDependent, {1 << 12, 1 << 16}, opts)) {
+       runForFailures(module, kr.name, scheduleDependent, {1 << 12, 64, 1 << 16}, opts)) {
     // One check per violation: the first open one it refutes.
     auto match = std::find_if(open.begin(), open.end(),
                               [&](const CheckResult *c) { return refutes(run, *c); });

@@ -280,6 +280,21 @@ z3::expr ieeeExtremum(z3::context &c, bool isMin, const z3::expr &a, const z3::e
 std::optional<z3::expr_vector> canonicalExtrema(z3::context &context, const z3::expr_vector &in,
                                                 unsigned minTrees);
 
+/// Ground instances of the universally quantified assertions among `asserts`
+/// at the ground terms of `asserts` that match one of their triggers (an
+/// application of an uninterpreted function naming every bound variable), in
+/// up to three rounds, at most `maxInstances` in all, and none of an
+/// assertion with fewer than `minInstances` in a round (Instances.cpp). Each is
+/// implied by its assertion.
+std::vector<z3::expr> groundInstances(z3::context &context, const std::vector<z3::expr> &asserts,
+                                      size_t minInstances, size_t maxInstances);
+
+/// For each pair of real quotients `a / d`, `b / d` of `asserts` (outside
+/// binders, the same denominator, not a numeral): `a == b ==> a / d == b / d`.
+/// Nothing where there are more than `maxTerms` quotients.
+std::vector<z3::expr> divisionCongruences(z3::context &context, const std::vector<z3::expr> &asserts,
+                                          size_t maxTerms);
+
 /// Whether integer bounds alone show the conjunction of `asserts` to be
 /// unsatisfiable (Intervals.cpp): true is a proof; false says nothing.
 bool refutedByIntervals(const std::vector<z3::expr> &asserts);

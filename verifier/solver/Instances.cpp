@@ -1,0 +1,271 @@
+//===- Instances.cpp - Ground instances and congruences added to a query --===//
+//
+// Two kinds of valid facts the verifier adds to a query before it is printed,
+// each a theorem (an instance of an assertion, a case of congruence), so that
+// adding it never changes what the query means, only how soon Z3 sees it:
+//
+// - ground instances of the universally quantified assertions (a barrier
+//   contract `forall v: partial[v] == S(v)`) at the ground terms of the
+//   query that match them (the 1024 leaves `partial[c]` of a block's tree
+//   sum). Z3's E-matching finds them too, but round by round, interleaved
+//   with its search: a 256-thread tree sum's postcondition took 1.5-3.6 s,
+//   with the instances 0.4 s;
+// - congruence of real division by a term (`a == b ==> a / d == b / d`):
+//   Z3 treats `a / d` as a nonlinear term (`d * q == a`), and without its
+//   nonlinear real procedure (off: see Portfolio.cpp) it did not find that
+//   two quotients of equal sums are equal (a mean over 1024 threads: past
+//   100 s; with the fact, under a second).
+//
+//===----------------------------------------------------------------------===//
+#include "verifier/solver/Solver.h"
+
+#include <map>
+#include <optional>
+#include <set>
+#include <vector>
+
+using namespace kuiper::solver;
+
+namespace {
+
+bool isUninterpretedApp(const z3::expr &e) {
+  return e.is_app() && e.num_args() > 0 && e.decl().decl_kind() == Z3_OP_UNINTERPRETED;
+}
+
+/// Calls `visit` on every application of `roots` outside binders, each once.
+template <typename Visit>
+void forEachGroundApp(const std::vector<z3::expr> &roots, std::set<unsigned> &seen, Visit visit) {
+  std::vector<z3::expr> stack(roots.begin(), roots.end());
+  while (!stack.empty()) {
+    z3::expr e = stack.back();
+    stack.pop_back();
+    if (!e.is_app() || !seen.insert(e.id()).second)
+      continue;
+    visit(e);
+    for (unsigned i = 0; i < e.num_args(); ++i)
+      stack.push_back(e.arg(i));
+  }
+}
+
+/// A trigger of a quantified assertion: an application of an uninterpreted
+/// function in its body (outside nested binders) whose arguments are bound
+/// variables or terms without variables, and that names every bound
+/// variable. `vars[k]` is argument k's de Bruijn index, or -1 for a term.
+struct Trigger {
+  z3::func_decl fn;
+  z3::expr app;
+  std::vector<int> vars;
+};
+
+/// The triggers of `part` (a conjunct of quantifier `q`'s body).
+std::vector<Trigger> triggersOf(const z3::expr &q, const z3::expr &part) {
+  unsigned bound = Z3_get_quantifier_num_bound(q.ctx(), q);
+  std::vector<Trigger> out;
+  std::set<unsigned> seen;
+  std::vector<z3::expr> stack{part};
+  while (!stack.empty()) {
+    z3::expr e = stack.back();
+    stack.pop_back();
+    if (!e.is_app() || !seen.insert(e.id()).second)
+      continue; // a variable, a numeral, or a nested binder: not looked into
+    if (isUninterpretedApp(e)) {
+      Trigger t{e.decl(), e, {}};
+      std::set<int> named;
+      bool ok = true;
+      for (unsigned k = 0; k < e.num_args() && ok; ++k) {
+        z3::expr a = e.arg(k);
+        if (a.is_var()) {
+          int idx = int(Z3_get_index_value(q.ctx(), a));
+          ok = idx < int(bound);
+          t.vars.push_back(idx);
+          named.insert(idx);
+        } else {
+          // A term argument must be ground (matched as it is).
+          std::set<unsigned> sub;
+          std::vector<z3::expr> inner{a};
+          while (!inner.empty() && ok) {
+            z3::expr x = inner.back();
+            inner.pop_back();
+            if (x.is_var() || x.is_quantifier() || x.is_lambda())
+              ok = false;
+            else if (x.is_app() && sub.insert(x.id()).second)
+              for (unsigned j = 0; j < x.num_args(); ++j)
+                inner.push_back(x.arg(j));
+          }
+          t.vars.push_back(-1);
+        }
+      }
+      if (ok && named.size() == bound) {
+        out.push_back(t);
+        continue;
+      }
+    }
+    for (unsigned i = 0; i < e.num_args(); ++i)
+      stack.push_back(e.arg(i));
+  }
+  return out;
+}
+
+/// A quantified assertion `forall xs: hyp ==> c1 && c2 && ...` as its
+/// hypothesis and conjuncts: an instance is made of the conjunct whose
+/// trigger matched only (`hyp ==> ci`, implied too), so that a tile
+/// contract's instance at `as[ty, q]` does not bring in `bs[ty, q]`.
+struct Quantified {
+  z3::expr q, hyp;
+  std::vector<std::pair<z3::expr, std::vector<Trigger>>> parts;
+};
+
+std::optional<Quantified> quantifiedOf(const z3::expr &q) {
+  z3::expr body = q.body();
+  z3::expr hyp = q.ctx().bool_val(true), concl = body;
+  if (body.is_app() && body.decl().decl_kind() == Z3_OP_IMPLIES && body.num_args() == 2) {
+    hyp = body.arg(0);
+    concl = body.arg(1);
+  }
+  Quantified out{q, hyp, {}};
+  std::vector<z3::expr> stack{concl};
+  while (!stack.empty()) {
+    z3::expr c = stack.back();
+    stack.pop_back();
+    if (c.is_app() && c.decl().decl_kind() == Z3_OP_AND) {
+      for (unsigned i = c.num_args(); i-- > 0;)
+        stack.push_back(c.arg(i));
+      continue;
+    }
+    // `e || false` (an approx clause's slack where there is none): `e`.
+    if (c.is_app() && c.decl().decl_kind() == Z3_OP_OR) {
+      std::vector<z3::expr> live;
+      for (unsigned i = 0; i < c.num_args(); ++i)
+        if (!c.arg(i).simplify().is_false())
+          live.push_back(c.arg(i));
+      if (live.size() == 1)
+        c = live[0];
+    }
+    // Equations only (`part[v] == S(v)`): an instance is a definition of a
+    // ground term the solver can substitute. A bound (`x[i] >= 0` of a
+    // `requires forall`) at hundreds of a warp scan's reads made its lane
+    // cases slower (3.5 -> 12 s); E-matching finds those it needs.
+    if (!c.is_app() || c.decl().decl_kind() != Z3_OP_EQ || c.num_args() != 2)
+      continue;
+    std::vector<Trigger> ts;
+    for (unsigned side = 0; side < 2; ++side) {
+      z3::expr s = c.arg(side);
+      if (!isUninterpretedApp(s))
+        continue;
+      for (Trigger &t : triggersOf(q, s))
+        if (z3::eq(t.app, s))
+          ts.push_back(std::move(t));
+    }
+    if (!ts.empty())
+      out.parts.push_back({c, std::move(ts)});
+  }
+  if (out.parts.empty())
+    return std::nullopt;
+  return out;
+}
+
+} // namespace
+
+std::vector<z3::expr> kuiper::solver::groundInstances(z3::context &context,
+                                                      const std::vector<z3::expr> &asserts,
+                                                      size_t minInstances,
+                                                      size_t maxInstances) {
+  std::vector<Quantified> quantified;
+  for (const z3::expr &a : asserts)
+    if (a.is_quantifier() && a.is_forall())
+      if (auto q = quantifiedOf(a))
+        quantified.push_back(std::move(*q));
+  std::vector<z3::expr> out;
+  if (quantified.empty())
+    return out;
+  std::set<unsigned> triggerFns;
+  for (const Quantified &q : quantified)
+    for (auto &[part, ts] : q.parts)
+      for (const Trigger &t : ts)
+        triggerFns.insert(Z3_get_func_decl_id(context, t.fn));
+  std::set<unsigned> seenApps, made;
+  std::vector<z3::expr> roots(asserts.begin(), asserts.end());
+  // Rounds: an instance can name the state another assertion is about (a
+  // later barrier's contract reads an earlier one's array).
+  for (int round = 0; round < 3 && !roots.empty(); ++round) {
+    std::map<unsigned, std::vector<z3::expr>> apps; // function -> ground apps
+    forEachGroundApp(roots, seenApps, [&](const z3::expr &e) {
+      if (isUninterpretedApp(e) && triggerFns.count(Z3_get_func_decl_id(context, e.decl())))
+        apps[Z3_get_func_decl_id(context, e.decl())].push_back(e);
+    });
+    roots.clear();
+    for (const Quantified &q : quantified) {
+      unsigned bound = Z3_get_quantifier_num_bound(context, q.q);
+      std::vector<z3::expr> mine;
+      for (auto &[part, ts] : q.parts) {
+        for (const Trigger &t : ts) {
+          auto it = apps.find(Z3_get_func_decl_id(context, t.fn));
+          if (it == apps.end())
+            continue;
+          for (const z3::expr &g : it->second) {
+            if (g.num_args() != t.vars.size())
+              continue;
+            std::vector<std::optional<z3::expr>> to(bound);
+            bool ok = true;
+            for (unsigned k = 0; k < t.vars.size() && ok; ++k) {
+              if (t.vars[k] < 0)
+                ok = z3::eq(t.app.arg(k), g.arg(k));
+              else if (to[t.vars[k]])
+                ok = z3::eq(*to[t.vars[k]], g.arg(k));
+              else
+                to[t.vars[k]] = g.arg(k);
+            }
+            if (!ok)
+              continue;
+            z3::expr_vector dst(context);
+            for (auto &x : to)
+              dst.push_back(*x);
+            z3::expr inst = z3::implies(q.hyp, part).substitute(dst);
+            if (made.insert(inst.id()).second)
+              mine.push_back(inst);
+          }
+        }
+      }
+      // A few instances E-matching finds at once; eager ones changed Z3's
+      // search there, for the worse (see KernelVerifier.cpp's kMinInstances).
+      if (mine.size() < minInstances)
+        continue;
+      for (const z3::expr &inst : mine) {
+        out.push_back(inst);
+        roots.push_back(inst);
+        if (out.size() >= maxInstances)
+          return out;
+      }
+    }
+  }
+  return out;
+}
+
+std::vector<z3::expr> kuiper::solver::divisionCongruences(z3::context &context,
+                                                          const std::vector<z3::expr> &asserts,
+                                                          size_t maxTerms) {
+  std::vector<z3::expr> quotients;
+  std::set<unsigned> seen;
+  bool tooMany = false;
+  forEachGroundApp(asserts, seen, [&](const z3::expr &e) {
+    if (e.decl().decl_kind() == Z3_OP_DIV && e.num_args() == 2 && !e.arg(1).is_numeral()) {
+      if (quotients.size() < maxTerms)
+        quotients.push_back(e);
+      else
+        tooMany = true;
+    }
+  });
+  std::vector<z3::expr> out;
+  if (tooMany || quotients.size() < 2)
+    return out;
+  for (size_t i = 0; i < quotients.size(); ++i)
+    for (size_t j = i + 1; j < quotients.size(); ++j) {
+      const z3::expr &p = quotients[i], &q = quotients[j];
+      // The same denominator only: a pair over different ones adds an
+      // equation between large terms that cost more than it gave (a cosine
+      // similarity's rows 0.4 -> 7 s).
+      if (z3::eq(p.arg(1), q.arg(1)))
+        out.push_back(z3::implies(p.arg(0) == q.arg(0), p == q));
+    }
+  return out;
+}
