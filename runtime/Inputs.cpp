@@ -428,7 +428,7 @@ void fillInputs(const Module &module, const std::string &kernel, Args &args,
   if (!k)
     return;
   std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> u(-2.0, 2.0);
+  std::uniform_real_distribution<double> u(-2.0, 2.0), unit(0.0, 1.0);
   // Indices: below the smallest positive integer scalar (a size).
   int64_t indexBound = 0;
   for (auto &[name, v] : args.allScalars())
@@ -450,7 +450,7 @@ void fillInputs(const Module &module, const std::string &kernel, Args &args,
                                     ? runs.next()
                                     : std::nullopt;
       if (isFloat) {
-        b->set(i, e ? (f64 ? kF64Edges : kF32Edges)[*e] : u(rng));
+        b->set(i, e ? (f64 ? kF64Edges : kF32Edges)[*e] : indices ? unit(rng) : u(rng));
       } else if (b->elemType == "bool") {
         b->set(i, rng() % 2);
       } else if (indices) {

@@ -250,7 +250,9 @@ Result<std::vector<std::string>> chooseScalars(const Module &module,
 /// 0/1. With `edge`, half of the values are edge cases instead (+-0, +-inf,
 /// NaN, denormals, huge and tiny values; INT_MIN/INT_MAX, -1, 0, 1). With
 /// `indices`, integer buffers hold indices instead: values in [0, B) for B
-/// the smallest positive integer scalar of `args` (class targets, gathers).
+/// the smallest positive integer scalar of `args` (class targets, gathers),
+/// and float buffers values in [0, 1) (probabilities, masks, `requires
+/// x[i] >= 0 && x[i] < 1`).
 void fillInputs(const Module &module, const std::string &kernel, Args &args,
                 uint64_t seed, bool edge = false, bool indices = false);
 

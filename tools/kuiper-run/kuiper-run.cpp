@@ -338,6 +338,16 @@ int main(int argc, char **argv) {
   if (!info->requiresHold)
     return bad("precondition failed: " + info->failedRequires);
   fillInputs(*mod, k->name, args, o.seed, o.inputs == "edge", o.inputs == "index");
+  if (o.inputs == "random") {
+    // Random data that breaks a `requires` over it (`x[i] >= 0 && x[i] < 1`,
+    // class targets below a count): the values `--inputs index` gives.
+    Result<LaunchInfo> filled = probe.describe(*mod, k->name, args);
+    if (filled && !filled->requiresHold) {
+      std::cerr << "kuiper-run: note: random inputs break the requires clause ("
+                << filled->failedRequires << "); using --inputs index\n";
+      fillInputs(*mod, k->name, args, o.seed, false, /*indices=*/true);
+    }
+  }
 
   RunOutcome run;
   if (int status = runKernel(o, *mod, *k, args, run); status >= 0)
