@@ -402,12 +402,22 @@ TEST(Instances, QuantifiedAssertionsAreInstantiatedAtTheirGroundTerms) {
   EXPECT_TRUE(groundInstances(z, {contract, n == 4}, 1, 100).empty());
 }
 
-TEST(Instances, QuotientsOfEqualTermsAreEqual) {
+TEST(Instances, CongruentTermsOfEqualArgumentsAreEqual) {
   z3::context z;
+  // Two sums of 16 terms in different shapes (a tree's total and a fold), and
+  // two small terms.
+  std::vector<z3::expr> v;
+  for (int k = 0; k < 16; ++k)
+    v.push_back(z.real_const(("v" + std::to_string(k)).c_str()));
+  z3::expr fold = v[0], tree = v[15];
+  for (int k = 1; k < 16; ++k)
+    fold = fold + v[k];
+  for (int k = 14; k >= 0; --k)
+    tree = v[k] + tree;
   z3::expr a = z.real_const("a"), b = z.real_const("b"), c = z.real_const("c"),
            d = z.real_const("d");
-  std::vector<z3::expr> asserts{a + c == b + c, a / d != b / d};
-  std::vector<z3::expr> facts = divisionCongruences(z, asserts, 24);
+  std::vector<z3::expr> asserts{fold / d != tree / d};
+  std::vector<z3::expr> facts = congruences(z, asserts, 24);
   ASSERT_EQ(facts.size(), 1u);
   z3::solver s(z);
   for (auto &f : asserts)
@@ -418,10 +428,25 @@ TEST(Instances, QuotientsOfEqualTermsAreEqual) {
   z3::solver t(z);
   t.add(!facts[0]);
   EXPECT_EQ(t.check(), z3::unsat);
-  // Past the limit on quotients: none.
-  EXPECT_TRUE(divisionCongruences(z, asserts, 1).empty());
+  // A group larger than the limit: none.
+  EXPECT_TRUE(congruences(z, asserts, 1).empty());
   // Different denominators: none.
-  EXPECT_TRUE(divisionCongruences(z, {a / d != b / c}, 24).empty());
+  EXPECT_TRUE(congruences(z, {fold / d != tree / c}, 24).empty());
   // A numeral denominator is linear: none needed.
-  EXPECT_TRUE(divisionCongruences(z, {a / 2 != b / 2}, 24).empty());
+  EXPECT_TRUE(congruences(z, {fold / 2 != tree / 2}, 24).empty());
+  // Small arguments: congruence closure sees those; none.
+  EXPECT_TRUE(congruences(z, {a + c == b + c, a / d != b / d}, 24).empty());
+  // An uninterpreted function of reals (sqrt over the reals): its applications
+  // to equal sums are equal; one of integers (a buffer) gets none.
+  z3::func_decl sqrtR = z.function("sqrt_f32", z.real_sort(), z.real_sort());
+  z3::func_decl buf = z.function("x", z.int_sort(), z.real_sort());
+  z3::expr i = z.int_const("i"), j = z.int_const("j");
+  std::vector<z3::expr> roots{sqrtR(fold) != sqrtR(tree), buf(i) != buf(j)};
+  std::vector<z3::expr> more = congruences(z, roots, 24);
+  ASSERT_EQ(more.size(), 1u);
+  z3::solver u(z);
+  for (auto &f : roots)
+    u.add(f);
+  u.add(more[0]);
+  EXPECT_EQ(u.check(), z3::unsat);
 }

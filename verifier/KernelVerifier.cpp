@@ -492,18 +492,19 @@ static std::vector<z3::expr> assumptionsOf(SymExec &ex, const Obligation &o) {
 /// Ground instances of a quantified assumption where it has at least this many
 /// (a tree sum's leaves; a 16x16 tile contract's 16 or 32 made a tiled
 /// matmul's invariant 1.1 -> 24 s), at most this many per query (a block of
-/// 1024 threads' tree: one per leaf); congruences for at most this many quotients.
-constexpr size_t kMinInstances = 64, kMaxInstances = 4096, kMaxQuotients = 24;
+/// 1024 threads' tree: one per leaf); congruences in groups of at most this
+/// many terms.
+constexpr size_t kMinInstances = 64, kMaxInstances = 4096, kMaxCongruent = 8;
 
 /// An obligation's query: its assumptions and the negated goal, with the
-/// ground instances and division congruences they call for (Instances.cpp).
+/// ground instances and congruences they call for (Instances.cpp).
 static std::vector<z3::expr> queryOf(SymExec &ex, const Obligation &o) {
   std::vector<z3::expr> asserts = assumptionsOf(ex, o);
   asserts.push_back(!*o.goal);
   z3::context &z = o.goal->ctx();
   for (auto &f : solver::groundInstances(z, asserts, kMinInstances, kMaxInstances))
     asserts.push_back(f);
-  for (auto &f : solver::divisionCongruences(z, asserts, kMaxQuotients))
+  for (auto &f : solver::congruences(z, asserts, kMaxCongruent))
     asserts.push_back(f);
   return asserts;
 }
@@ -788,11 +789,16 @@ CheckResult KernelVerifier::resultOf(z3::context &z, SymExec &ex, Obligation &o,
     c.status = CheckStatus::Warning;
     c.message =
         o.failMessage + " (a finding; add the 'deterministic' clause to make it an error)";
-  } else if (c.status == CheckStatus::Failed && ex.mentionsAtomicResult(o)) {
+  } else if (SymExec::AtomicDependence dep;
+             c.status == CheckStatus::Failed &&
+             (dep = ex.atomicDependence(o)) != SymExec::AtomicDependence::None) {
     c.status = CheckStatus::Unknown;
     c.message = "could not decide: " + o.message +
-                " (it depends on the value an atomic returned, which the verifier does not model: "
-                "any value of its type)";
+                (dep == SymExec::AtomicDependence::Result
+                     ? " (it depends on the value an atomic returned, which the verifier does not "
+                       "model: any value of its type)"
+                     : " (it depends on what atomic updates leave in memory, which the verifier "
+                       "does not model: any value of its type)");
   } else if (c.status == CheckStatus::Failed && writerUnproven && readsMemoryValues(o.id)) {
     // Its model reads memory through a writer that may not be the one.
     c.status = CheckStatus::Unknown;

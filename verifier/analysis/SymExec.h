@@ -222,7 +222,10 @@ public:
   static void collectTerms(const z3::expr &root, std::set<unsigned> &terms,
                            std::set<unsigned> &decls, bool *quantified = nullptr);
   /// Whether the query of `o` mentions a value an atomic returned.
-  bool mentionsAtomicResult(const Obligation &o) const;
+  /// Whether `o` mentions the value an atomic returned, or the contents of a
+  /// buffer after atomic updates (neither modelled: any value of the type).
+  enum class AtomicDependence { None, Result, Contents };
+  AtomicDependence atomicDependence(const Obligation &o) const;
   /// Whether `e` applies a symbolic fold (`sum_n`, `reduce_<kind>_n`).
   static bool isFoldTerm(const z3::expr &e);
   /// The value of the fold application `app` (isFoldTerm) when its count is
@@ -316,6 +319,9 @@ private:
   /// of the type: not modelled). A failure whose query mentions one is
   /// unknown, not failed.
   std::set<unsigned> atomicResults;
+  /// The same for the contents of a buffer after an atomic update (the
+  /// state after it is arbitrary: `y[0]` after `atomic_add(y[0], v)`).
+  std::set<unsigned> atomicStates;
   /// `v` lies in the range of the integer type `t` (true for other types):
   /// what a loaded element, an atomic's old value or a local after a loop
   /// holds, whatever was stored there.

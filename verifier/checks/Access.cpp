@@ -100,7 +100,7 @@ void SymExec::execAccess(Operation *op, Value ref, ValueRange indices, Event::Ki
     z3::expr old = havoc("atomic_old", sortOf(mi.elemType));
     atomicResults.insert(Z3_get_func_decl_id(z, old.decl()));
     // (A fact about the term, not in `facts`: a check that does not use the
-    // old value must not be taken to depend on it, see mentionsAtomicResult.)
+    // old value must not be taken to depend on it, see atomicDependence.)
     if (z3::expr r = typeRange(old, mi.elemType); !r.is_true())
       termFacts.push_back({old, r});
     set(result, old);
@@ -112,6 +112,7 @@ void SymExec::execAccess(Operation *op, Value ref, ValueRange indices, Event::Ki
       sorts.push_back(z.int_sort());
     node->fn = z.function((mi.name + "!atomic" + std::to_string(freshIds++)).c_str(), sorts,
                           sortOf(mi.elemType));
+    atomicStates.insert(Z3_get_func_decl_id(z, *node->fn));
     state[mem] = node;
     return;
   }
@@ -152,15 +153,18 @@ void SymExec::checkAlignment(Operation *op, const void *mem, const std::vector<z
                 alignedBase(mem, align) && z3::mod(bytes, a) == 0, {}, obs);
 }
 
-bool SymExec::mentionsAtomicResult(const Obligation &o) const {
-  if (atomicResults.empty())
-    return false;
+SymExec::AtomicDependence SymExec::atomicDependence(const Obligation &o) const {
+  if (atomicResults.empty() && atomicStates.empty())
+    return AtomicDependence::None;
   std::set<unsigned> terms, decls;
   collectTerms(*o.goal, terms, decls);
   for (const z3::expr &a : o.assumptions)
     collectTerms(a, terms, decls);
   for (unsigned d : decls)
     if (atomicResults.count(d))
-      return true;
-  return false;
+      return AtomicDependence::Result;
+  for (unsigned d : decls)
+    if (atomicStates.count(d))
+      return AtomicDependence::Contents;
+  return AtomicDependence::None;
 }

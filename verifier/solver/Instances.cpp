@@ -241,31 +241,80 @@ std::vector<z3::expr> kuiper::solver::groundInstances(z3::context &context,
   return out;
 }
 
-std::vector<z3::expr> kuiper::solver::divisionCongruences(z3::context &context,
-                                                          const std::vector<z3::expr> &asserts,
-                                                          size_t maxTerms) {
-  std::vector<z3::expr> quotients;
-  std::set<unsigned> seen;
-  bool tooMany = false;
-  forEachGroundApp(asserts, seen, [&](const z3::expr &e) {
-    if (e.decl().decl_kind() == Z3_OP_DIV && e.num_args() == 2 && !e.arg(1).is_numeral()) {
-      if (quotients.size() < maxTerms)
-        quotients.push_back(e);
-      else
-        tooMany = true;
+/// Whether `e` is a sum of at least `n` terms (through `+`, `-` and both
+/// branches of `ite`): a tree's total, which Z3's arithmetic propagates to its
+/// congruence closure late. Stops at `n`.
+constexpr unsigned kLargeSum = 16;
+
+static bool largeSum(const z3::expr &e, unsigned n) {
+  unsigned leaves = 0;
+  std::vector<z3::expr> stack{e};
+  while (!stack.empty() && leaves < n) {
+    z3::expr t = stack.back();
+    stack.pop_back();
+    Z3_decl_kind k = t.is_app() ? t.decl().decl_kind() : Z3_OP_UNINTERPRETED;
+    if (k == Z3_OP_ADD || k == Z3_OP_SUB) {
+      for (unsigned i = 0; i < t.num_args(); ++i)
+        stack.push_back(t.arg(i));
+    } else if (k == Z3_OP_ITE) {
+      stack.push_back(t.arg(1));
+      stack.push_back(t.arg(2));
+    } else {
+      ++leaves;
     }
+  }
+  return leaves >= n;
+}
+
+std::vector<z3::expr> kuiper::solver::congruences(z3::context &context,
+                                                  const std::vector<z3::expr> &asserts,
+                                                  size_t maxGroup) {
+  // Groups of terms that are equal where their varying arguments are: the
+  // quotients by one denominator, and the applications of one uninterpreted
+  // function of real arguments (sqrt, exp, ... over the reals).
+  std::map<std::pair<unsigned, unsigned>, std::vector<z3::expr>> groups;
+  std::vector<std::pair<unsigned, unsigned>> order; // first-seen order: deterministic
+  std::set<unsigned> seen;
+  forEachGroundApp(asserts, seen, [&](const z3::expr &e) {
+    std::pair<unsigned, unsigned> key;
+    if (e.decl().decl_kind() == Z3_OP_DIV && e.num_args() == 2 && !e.arg(1).is_numeral()) {
+      key = {0, e.arg(1).id()};
+    } else if (isUninterpretedApp(e) && e.num_args() <= 2 && e.get_sort().is_real()) {
+      for (unsigned i = 0; i < e.num_args(); ++i)
+        if (!e.arg(i).get_sort().is_real())
+          return;
+      key = {1, Z3_get_func_decl_id(context, e.decl())};
+    } else {
+      return;
+    }
+    auto [it, fresh] = groups.try_emplace(key);
+    if (fresh)
+      order.push_back(key);
+    it->second.push_back(e);
   });
   std::vector<z3::expr> out;
-  if (tooMany || quotients.size() < 2)
-    return out;
-  for (size_t i = 0; i < quotients.size(); ++i)
-    for (size_t j = i + 1; j < quotients.size(); ++j) {
-      const z3::expr &p = quotients[i], &q = quotients[j];
-      // The same denominator only: a pair over different ones adds an
-      // equation between large terms that cost more than it gave (a cosine
-      // similarity's rows 0.4 -> 7 s).
-      if (z3::eq(p.arg(1), q.arg(1)))
-        out.push_back(z3::implies(p.arg(0) == q.arg(0), p == q));
-    }
+  for (const auto &key : order) {
+    const std::vector<z3::expr> &g = groups[key];
+    // Pairs of a large group cost more than they give: none.
+    if (g.size() < 2 || g.size() > maxGroup)
+      continue;
+    for (size_t i = 0; i < g.size(); ++i)
+      for (size_t j = i + 1; j < g.size(); ++j) {
+        const z3::expr &p = g[i], &q = g[j];
+        z3::expr same = context.bool_val(true);
+        // A quotient's denominator is the group's: only the numerators vary.
+        unsigned varying = key.first == 0 ? 1 : p.num_args();
+        bool large = false;
+        for (unsigned k = 0; k < varying; ++k) {
+          same = same && p.arg(k) == q.arg(k);
+          large |= largeSum(p.arg(k), kLargeSum) || largeSum(q.arg(k), kLargeSum);
+        }
+        // Where no argument is a large sum, equal arguments are usually
+        // equal terms already, which congruence closure sees at once; the
+        // lemma's equation made a cosine similarity's rows 0.5 -> 4 s.
+        if (large)
+          out.push_back(z3::implies(same, p == q));
+      }
+  }
   return out;
 }

@@ -289,11 +289,16 @@ std::optional<z3::expr_vector> canonicalExtrema(z3::context &context, const z3::
 std::vector<z3::expr> groundInstances(z3::context &context, const std::vector<z3::expr> &asserts,
                                       size_t minInstances, size_t maxInstances);
 
-/// For each pair of real quotients `a / d`, `b / d` of `asserts` (outside
-/// binders, the same denominator, not a numeral): `a == b ==> a / d == b / d`.
-/// Nothing where there are more than `maxTerms` quotients.
-std::vector<z3::expr> divisionCongruences(z3::context &context, const std::vector<z3::expr> &asserts,
-                                          size_t maxTerms);
+/// Congruence, for pairs of terms of `asserts` (outside binders) that are
+/// equal where their arguments are: real quotients by the same denominator
+/// (not a numeral), `a == b ==> a / d == b / d`, and applications of one
+/// uninterpreted function of real arguments (a math function over the
+/// reals), `a == b ==> sqrt(a) == sqrt(b)`. Z3 takes a quotient by a term as a
+/// nonlinear product, and propagates the equality of two large sums to its
+/// congruence closure late or never (Instances.cpp). Nothing for a group of
+/// more than `maxGroup` terms.
+std::vector<z3::expr> congruences(z3::context &context, const std::vector<z3::expr> &asserts,
+                                  size_t maxGroup);
 
 /// Whether integer bounds alone show the conjunction of `asserts` to be
 /// unsatisfiable (Intervals.cpp): true is a proof; false says nothing.
