@@ -221,7 +221,6 @@ public:
   /// applied in them; sets `*quantified` if it meets a quantifier or lambda.
   static void collectTerms(const z3::expr &root, std::set<unsigned> &terms,
                            std::set<unsigned> &decls, bool *quantified = nullptr);
-  /// Whether the query of `o` mentions a value an atomic returned.
   /// Whether `o` mentions the value an atomic returned, or the contents of a
   /// buffer after atomic updates (neither modelled: any value of the type).
   enum class AtomicDependence { None, Result, Contents };
