@@ -46,8 +46,11 @@ z3::expr SymExec::sumOp(SumOp op) {
     // a round of instantiation per count and ran out of rounds); a float
     // fold, whose steps are bit-precise additions, up to 64.
     int64_t limit = integers || mode == FloatMode::Real ? 256 : 64;
-    if (auto r = rangeOf((hi - lo).simplify()); r && r->second <= limit * s) {
-      int64_t most = r->second <= 0 ? 0 : (r->second + s - 1) / s;
+    // (A tail block's `sum(j in 256 * b..min(256 * b + 256, n): ...)` spans at
+    // most 256: written out, where a sum_n known one step deep left its
+    // postcondition undecided.)
+    if (auto span = spanBound(hi, lo); span && *span <= limit * s) {
+      int64_t most = *span <= 0 ? 0 : (*span + s - 1) / s;
       z3::expr count = sumCount(lo, hi, s);
       auto term = [&](int64_t i) { return evalRegion(op.getBody(), {position(i)}); };
       if (integers || mode == FloatMode::Real) {

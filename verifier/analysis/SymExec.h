@@ -489,6 +489,9 @@ private:
   std::optional<std::pair<z3::expr, z3::expr>> splitByConstant(const z3::expr &a, int64_t c) const;
   std::optional<std::pair<int64_t, int64_t>> atomRange(const z3::expr &atom) const;
   std::optional<std::pair<int64_t, int64_t>> rangeOf(const z3::expr &e) const;
+  /// An upper bound of `hi - lo` over the ranges rangeOf knows, also where
+  /// `hi` is a minimum (`min(lo + 256, n)`: at most 256) or a choice.
+  std::optional<int64_t> spanBound(const z3::expr &hi, const z3::expr &lo, int depth = 0) const;
   /// Bound variables of the contract being evaluated whose range [lo, hi) is
   /// constant (`forall l in 0..32`).
   std::vector<std::tuple<z3::expr, int64_t, int64_t>> boundedVars;
