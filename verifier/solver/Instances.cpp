@@ -138,8 +138,20 @@ std::optional<Quantified> quantifiedOf(const z3::expr &q) {
     // `e || false` (an approx clause's slack where there is none): `e`.
     if (c.is_app() && c.decl().decl_kind() == Z3_OP_OR) {
       std::vector<z3::expr> live;
+      // (Read off, not simplified: new terms in the caller's context change
+      // what the solver does there later.)
+      auto isFalse = [](const z3::expr &d) {
+        if (d.is_false())
+          return true;
+        if (!d.is_app() || d.decl().decl_kind() != Z3_OP_AND)
+          return false;
+        for (unsigned j = 0; j < d.num_args(); ++j)
+          if (d.arg(j).is_false())
+            return true;
+        return false;
+      };
       for (unsigned i = 0; i < c.num_args(); ++i)
-        if (!c.arg(i).simplify().is_false())
+        if (!isFalse(c.arg(i)))
           live.push_back(c.arg(i));
       if (live.size() == 1)
         c = live[0];
