@@ -468,6 +468,26 @@ void fillInputs(const Module &module, const std::string &kernel, Args &args,
   }
 }
 
+InputFill fillInputsMeetingRequires(const Module &module, const std::string &kernel, Args &args,
+                                    uint64_t seed, bool edge, bool indices) {
+  InputFill out;
+  fillInputs(module, kernel, args, seed, edge, indices);
+  Executor probe;
+  Result<LaunchInfo> info = probe.describe(module, kernel, args);
+  if (!info)
+    return out;
+  out.requiresHold = info->requiresHold;
+  if (out.requiresHold || indices)
+    return out;
+  // Every element of the inputs is written again.
+  out.broken = info->failedRequires;
+  out.fellBack = true;
+  fillInputs(module, kernel, args, seed, edge, /*indices=*/true);
+  info = probe.describe(module, kernel, args);
+  out.requiresHold = info && info->requiresHold;
+  return out;
+}
+
 Result<std::vector<std::string>> chooseScalars(const Module &m,
                                                const std::string &kernel,
                                                Args &args, int64_t maxElements,

@@ -743,22 +743,14 @@ std::vector<CheckResult> runForFailures(const Module &module, const std::string 
         break;
       bool edge = fill == Fill::Edge;
       uint64_t seed = fill == Fill::Unit ? opts.seed + 1 : opts.seed;
+      // Random integers break a `requires` over the data that bounds them
+      // (`b[i] >= 0 && b[i] < 1000`, class targets below a size): then
+      // integers below the smallest size, as `kuiper-run --inputs index`
+      // fills them.
       Args filled = args;
-      fillInputs(module, kernel, filled, seed, edge, /*indices=*/fill == Fill::Unit);
-      if (info->requiresNeedBuffers) {
-        // Random integers break a `requires` over the data that bounds
-        // them (`b[i] >= 0 && b[i] < 1000`, class targets below a size):
-        // then integers below the smallest size, as `kuiper-run --inputs
-        // index` fills them.
-        Result<LaunchInfo> again = probe.describe(module, kernel, filled);
-        if ((!again || !again->requiresHold) && fill != Fill::Unit) {
-          filled = args;
-          fillInputs(module, kernel, filled, seed, edge, /*indices=*/true);
-          again = probe.describe(module, kernel, filled);
-        }
-        if (!again || !again->requiresHold)
-          continue;
-      }
+      if (!fillInputsMeetingRequires(module, kernel, filled, seed, edge, fill == Fill::Unit)
+               .requiresHold)
+        continue;
       inputs.push_back({std::move(filled), fill});
     }
     std::vector<ExecOptions> runs(1);

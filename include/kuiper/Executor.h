@@ -256,6 +256,19 @@ Result<std::vector<std::string>> chooseScalars(const Module &module,
 void fillInputs(const Module &module, const std::string &kernel, Args &args,
                 uint64_t seed, bool edge = false, bool indices = false);
 
+/// What fillInputsMeetingRequires did.
+struct InputFill {
+  bool requiresHold = false; ///< the `requires` clauses hold for the values filled
+  bool fellBack = false;     ///< the first values broke one: `indices` values instead
+  std::string broken;        ///< the clause the first values broke, as describe() says
+};
+
+/// fillInputs, and where its values break a `requires` over the data (`x[i] >=
+/// 0.0 && x[i] < 1.0`, class targets below a count), fillInputs again with
+/// `indices` (what `kuiper-run` and the runs before and after a proof do).
+InputFill fillInputsMeetingRequires(const Module &module, const std::string &kernel, Args &args,
+                                    uint64_t seed, bool edge = false, bool indices = false);
+
 /// Builds a Module from kuiper IR text (no front end, no verification):
 /// for tests, replay and `kuiper-run file.mlir`.
 Result<Module> parseModuleIR(const std::string &text,

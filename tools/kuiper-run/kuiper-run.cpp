@@ -337,16 +337,15 @@ int main(int argc, char **argv) {
   }
   if (!info->requiresHold)
     return bad("precondition failed: " + info->failedRequires);
-  fillInputs(*mod, k->name, args, o.seed, o.inputs == "edge", o.inputs == "index");
   if (o.inputs == "random") {
-    // Random data that breaks a `requires` over it (`x[i] >= 0 && x[i] < 1`,
-    // class targets below a count): the values `--inputs index` gives.
-    Result<LaunchInfo> filled = probe.describe(*mod, k->name, args);
-    if (filled && !filled->requiresHold) {
-      std::cerr << "kuiper-run: note: random inputs break the requires clause ("
-                << filled->failedRequires << "); using --inputs index\n";
-      fillInputs(*mod, k->name, args, o.seed, false, /*indices=*/true);
-    }
+    // Random data that breaks a `requires` over it: the values `--inputs
+    // index` gives.
+    InputFill fill = fillInputsMeetingRequires(*mod, k->name, args, o.seed);
+    if (fill.fellBack)
+      std::cerr << "kuiper-run: note: random inputs break the requires clause (" << fill.broken
+                << "); using --inputs index\n";
+  } else {
+    fillInputs(*mod, k->name, args, o.seed, o.inputs == "edge", o.inputs == "index");
   }
 
   RunOutcome run;

@@ -51,7 +51,7 @@ void forEachGroundApp(const std::vector<z3::expr> &roots, std::set<unsigned> &se
 }
 
 /// A trigger of a quantified assertion: an application of an uninterpreted
-/// function in its body (outside nested binders) whose arguments are bound
+/// function, a side of an equation in its body, whose arguments are bound
 /// variables or terms without variables, and that names every bound
 /// variable. `vars[k]` is argument k's de Bruijn index, or -1 for a term.
 struct Trigger {
@@ -60,53 +60,41 @@ struct Trigger {
   std::vector<int> vars;
 };
 
-/// The triggers of `part` (a conjunct of quantifier `q`'s body).
-std::vector<Trigger> triggersOf(const z3::expr &q, const z3::expr &part) {
+/// `app` (a side of an equation in quantifier `q`'s body) as a trigger, if
+/// it is one.
+std::optional<Trigger> asTrigger(const z3::expr &q, const z3::expr &app) {
+  if (!isUninterpretedApp(app))
+    return std::nullopt;
   unsigned bound = Z3_get_quantifier_num_bound(q.ctx(), q);
-  std::vector<Trigger> out;
-  std::set<unsigned> seen;
-  std::vector<z3::expr> stack{part};
-  while (!stack.empty()) {
-    z3::expr e = stack.back();
-    stack.pop_back();
-    if (!e.is_app() || !seen.insert(e.id()).second)
-      continue; // a variable, a numeral, or a nested binder: not looked into
-    if (isUninterpretedApp(e)) {
-      Trigger t{e.decl(), e, {}};
-      std::set<int> named;
-      bool ok = true;
-      for (unsigned k = 0; k < e.num_args() && ok; ++k) {
-        z3::expr a = e.arg(k);
-        if (a.is_var()) {
-          int idx = int(Z3_get_index_value(q.ctx(), a));
-          ok = idx < int(bound);
-          t.vars.push_back(idx);
-          named.insert(idx);
-        } else {
-          // A term argument must be ground (matched as it is).
-          std::set<unsigned> sub;
-          std::vector<z3::expr> inner{a};
-          while (!inner.empty() && ok) {
-            z3::expr x = inner.back();
-            inner.pop_back();
-            if (x.is_var() || x.is_quantifier() || x.is_lambda())
-              ok = false;
-            else if (x.is_app() && sub.insert(x.id()).second)
-              for (unsigned j = 0; j < x.num_args(); ++j)
-                inner.push_back(x.arg(j));
-          }
-          t.vars.push_back(-1);
-        }
-      }
-      if (ok && named.size() == bound) {
-        out.push_back(t);
-        continue;
-      }
+  Trigger t{app.decl(), app, {}};
+  std::set<int> named;
+  for (unsigned k = 0; k < app.num_args(); ++k) {
+    z3::expr a = app.arg(k);
+    if (a.is_var()) {
+      int idx = int(Z3_get_index_value(q.ctx(), a));
+      if (idx >= int(bound))
+        return std::nullopt;
+      t.vars.push_back(idx);
+      named.insert(idx);
+      continue;
     }
-    for (unsigned i = 0; i < e.num_args(); ++i)
-      stack.push_back(e.arg(i));
+    // A term argument must be ground (matched as it is).
+    std::set<unsigned> sub;
+    std::vector<z3::expr> inner{a};
+    while (!inner.empty()) {
+      z3::expr x = inner.back();
+      inner.pop_back();
+      if (x.is_var() || x.is_quantifier() || x.is_lambda())
+        return std::nullopt;
+      if (x.is_app() && sub.insert(x.id()).second)
+        for (unsigned j = 0; j < x.num_args(); ++j)
+          inner.push_back(x.arg(j));
+    }
+    t.vars.push_back(-1);
   }
-  return out;
+  if (named.size() != bound)
+    return std::nullopt;
+  return t;
 }
 
 /// A quantified assertion `forall xs: hyp ==> c1 && c2 && ...` as its
@@ -163,14 +151,9 @@ std::optional<Quantified> quantifiedOf(const z3::expr &q) {
     if (!c.is_app() || c.decl().decl_kind() != Z3_OP_EQ || c.num_args() != 2)
       continue;
     std::vector<Trigger> ts;
-    for (unsigned side = 0; side < 2; ++side) {
-      z3::expr s = c.arg(side);
-      if (!isUninterpretedApp(s))
-        continue;
-      for (Trigger &t : triggersOf(q, s))
-        if (z3::eq(t.app, s))
-          ts.push_back(std::move(t));
-    }
+    for (unsigned side = 0; side < 2; ++side)
+      if (std::optional<Trigger> t = asTrigger(q, c.arg(side)))
+        ts.push_back(std::move(*t));
     if (!ts.empty())
       out.parts.push_back({c, std::move(ts)});
   }
