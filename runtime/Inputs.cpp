@@ -471,20 +471,41 @@ void fillInputs(const Module &module, const std::string &kernel, Args &args,
 InputFill fillInputsMeetingRequires(const Module &module, const std::string &kernel, Args &args,
                                     uint64_t seed, bool edge, bool indices) {
   InputFill out;
-  fillInputs(module, kernel, args, seed, edge, indices);
+  const KernelInfo *k = module.kernel(kernel);
   Executor probe;
-  Result<LaunchInfo> info = probe.describe(module, kernel, args);
-  if (!info)
-    return out;
-  out.requiresHold = info->requiresHold;
-  if (out.requiresHold || indices)
-    return out;
-  // Every element of the inputs is written again.
-  out.broken = info->failedRequires;
-  out.fellBack = true;
-  fillInputs(module, kernel, args, seed, edge, /*indices=*/true);
-  info = probe.describe(module, kernel, args);
-  out.requiresHold = info && info->requiresHold;
+  // Zeroes the `inout` buffers: an accumulator a kernel adds to (`requires
+  // y[0] == 0.0`), which no random value meets.
+  auto zeroInout = [&] {
+    for (const ParamInfo &p : k->params)
+      if (p.kind == ParamInfo::Buffer && p.access == "inout")
+        if (HostBuffer *b = args.buffer(p.name))
+          std::fill(b->bytes.begin(), b->bytes.end(), 0);
+  };
+  struct Try {
+    bool indices, zero;
+    const char *how;
+  };
+  const Try tries[] = {{indices, false, ""},
+                       {indices, true, "inout buffers zeroed"},
+                       {true, false, "--inputs index"},
+                       {true, true, "--inputs index, inout buffers zeroed"}};
+  for (const Try &t : tries) {
+    if (indices && !t.indices)
+      continue;
+    fillInputs(module, kernel, args, seed, edge, t.indices);
+    if (t.zero && k)
+      zeroInout();
+    Result<LaunchInfo> info = probe.describe(module, kernel, args);
+    if (!info)
+      return out;
+    if (!*t.how)
+      out.broken = info->failedRequires;
+    out.requiresHold = info->requiresHold;
+    out.fallback = t.how;
+    out.fellBack = *t.how != 0;
+    if (out.requiresHold)
+      return out;
+  }
   return out;
 }
 

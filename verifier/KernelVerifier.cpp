@@ -284,6 +284,7 @@ void KernelVerifier::runFirst(std::vector<solver::Query> &queries, SymExec &ex) 
         continue;
       CheckResult check = resultAt(o.id, o.loc);
       check.message = o.message;
+      check.emptyLaunch = o.scope == Obligation::Scope::EmptyLaunch;
       if (!refutes(runFailures[k], check))
         continue;
       o.refutedByRun = k;
@@ -725,6 +726,7 @@ CheckResult KernelVerifier::resultOf(z3::context &z, SymExec &ex, Obligation &o,
   c.timeMs = q.ms;
   c.message = o.message;
   c.failMessage = o.failMessage;
+  c.emptyLaunch = o.scope == Obligation::Scope::EmptyLaunch;
   if (opts.keepSMT)
     c.smt = q.certificate.empty() ? q.smt : q.certificate;
   if (!o.unsupported.empty()) {

@@ -743,10 +743,10 @@ std::vector<CheckResult> runForFailures(const Module &module, const std::string 
         break;
       bool edge = fill == Fill::Edge;
       uint64_t seed = fill == Fill::Unit ? opts.seed + 1 : opts.seed;
-      // Random integers break a `requires` over the data that bounds them
-      // (`b[i] >= 0 && b[i] < 1000`, class targets below a size): then
-      // integers below the smallest size, as `kuiper-run --inputs index`
-      // fills them.
+      // Random values break a `requires` over the data that bounds them
+      // (`b[i] >= 0 && b[i] < 1000`, class targets below a size) or fixes an
+      // accumulator (`y[0] == 0.0`): then zeroed `inout` buffers, integers
+      // below the smallest size, or both, as `kuiper-run` fills them.
       Args filled = args;
       if (!fillInputsMeetingRequires(module, kernel, filled, seed, edge, fill == Fill::Unit)
                .requiresHold)
@@ -807,6 +807,7 @@ std::vector<CheckResult> runForFailures(const Module &module, const std::string 
             " (seed " + std::to_string(fill == Fill::Unit ? opts.seed + 1 : opts.seed) +
             "), shows the failure";
         c.confirmed = true;
+        c.emptyLaunch = r->launch.numBlocks() == 0 || r->launch.blockSize() == 0;
         std::string launch = launchText(*k, a);
         c.observed = markPoison(v.message, a) + " (" + (launch.empty() ? "" : launch + ", ") +
                      scheduleText(eo) + ")";

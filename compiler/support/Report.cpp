@@ -21,7 +21,7 @@ bool refutes(const CheckResult &run, const CheckResult &check) {
     return slash == std::string::npos ? path : path.substr(slash + 1);
   };
   if (run.id != check.id || run.line != check.line || run.col != check.col ||
-      run.line <= 0 ||
+      run.line <= 0 || run.emptyLaunch != check.emptyLaunch ||
       (!run.file.empty() && !check.file.empty() && baseName(run.file) != baseName(check.file)))
     return false;
   // A loop invariant has two obligations at its line: the run says which

@@ -259,13 +259,16 @@ void fillInputs(const Module &module, const std::string &kernel, Args &args,
 /// What fillInputsMeetingRequires did.
 struct InputFill {
   bool requiresHold = false; ///< the `requires` clauses hold for the values filled
-  bool fellBack = false;     ///< the first values broke one: `indices` values instead
+  bool fellBack = false;     ///< the first values broke one: other values instead
+  std::string fallback;      ///< which: "inout buffers zeroed", "--inputs index", or both
   std::string broken;        ///< the clause the first values broke, as describe() says
 };
 
-/// fillInputs, and where its values break a `requires` over the data (`x[i] >=
-/// 0.0 && x[i] < 1.0`, class targets below a count), fillInputs again with
-/// `indices` (what `kuiper-run` and the runs before and after a proof do).
+/// fillInputs, and where its values break a `requires` over the data, other
+/// values, the first that meet it: the same with the `inout` buffers zeroed (an
+/// accumulator, `requires y[0] == 0.0`), `indices` values (`x[i] >= 0.0 && x[i]
+/// < 1.0`, class targets below a count), `indices` with the `inout` buffers
+/// zeroed (what `kuiper-run` and the runs before and after a proof do).
 InputFill fillInputsMeetingRequires(const Module &module, const std::string &kernel, Args &args,
                                     uint64_t seed, bool edge = false, bool indices = false);
 

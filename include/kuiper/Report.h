@@ -31,6 +31,10 @@ struct CheckResult {
   /// For an undecided check: its message should it fail ("the postcondition
   /// may not hold"), used when a run on the CPU executor shows the failure.
   std::string failMessage;
+  /// The goal for a launch that runs no thread (the grid has a zero
+  /// dimension); for a run: its launch ran none. A run refutes only a check
+  /// of its own kind of launch.
+  bool emptyLaunch = false;
   std::optional<bool> confirmed; ///< set by counterexample replay
   /// A failure whose model rests on sums or reductions the solver knows only
   /// by their definitions (a model whose folds it could not all unroll): it

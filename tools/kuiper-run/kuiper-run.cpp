@@ -338,12 +338,12 @@ int main(int argc, char **argv) {
   if (!info->requiresHold)
     return bad("precondition failed: " + info->failedRequires);
   if (o.inputs == "random") {
-    // Random data that breaks a `requires` over it: the values `--inputs
-    // index` gives.
+    // Random data that breaks a `requires` over it: zeroed accumulators or
+    // the values `--inputs index` gives.
     InputFill fill = fillInputsMeetingRequires(*mod, k->name, args, o.seed);
     if (fill.fellBack)
       std::cerr << "kuiper-run: note: random inputs break the requires clause (" << fill.broken
-                << "); using --inputs index\n";
+                << "); using " << fill.fallback << "\n";
   } else {
     fillInputs(*mod, k->name, args, o.seed, o.inputs == "edge", o.inputs == "index");
   }
