@@ -83,7 +83,62 @@ std::optional<std::pair<int64_t, int64_t>> SymExec::atomRange(const z3::expr &at
   for (auto &[v, lo, hi] : boundedVars)
     if (z3::eq(atom, v))
       return std::make_pair(lo, hi);
+  if (withRequiredRanges)
+    for (auto &[v, lo, hi] : requiredRanges)
+      if (z3::eq(atom, v))
+        return std::make_pair(lo, hi);
   return std::nullopt;
+}
+
+/// Records the bounds of the conjuncts `p <= c`, `p < c`, `p >= c`, `p > c`
+/// (either side) of a `requires` on an integer parameter `p` (a constant).
+void SymExec::noteRequiredRanges(const z3::expr &cond) {
+  std::function<void(const z3::expr &, bool)> go = [&](const z3::expr &e, bool negated) {
+    if (!e.is_app())
+      return;
+    Z3_decl_kind k = e.decl().decl_kind();
+    if (k == Z3_OP_AND && !negated) {
+      for (unsigned i = 0; i < e.num_args(); ++i)
+        go(e.arg(i), false);
+      return;
+    }
+    if (k == Z3_OP_NOT) {
+      go(e.arg(0), !negated);
+      return;
+    }
+    if ((k != Z3_OP_LE && k != Z3_OP_LT && k != Z3_OP_GE && k != Z3_OP_GT) || e.num_args() != 2)
+      return;
+    // As `a < b` or `a <= b` (negation flips the comparison).
+    bool strict = k == Z3_OP_LT || k == Z3_OP_GT;
+    z3::expr a = e.arg(0), b = e.arg(1);
+    if (k == Z3_OP_GE || k == Z3_OP_GT)
+      std::swap(a, b);
+    if (negated) { // !(a < b) is b <= a; !(a <= b) is b < a
+      std::swap(a, b);
+      strict = !strict;
+    }
+    int64_t c;
+    auto isParam = [&](const z3::expr &v) {
+      return v.is_const() && v.is_int() && v.decl().decl_kind() == Z3_OP_UNINTERPRETED &&
+             std::none_of(threadVars.begin(), threadVars.end(),
+                          [&](const z3::expr &t) { return z3::eq(t, v); });
+    };
+    auto entry = [&](const z3::expr &v) -> std::tuple<z3::expr, int64_t, int64_t> & {
+      for (auto &r : requiredRanges)
+        if (z3::eq(std::get<0>(r), v))
+          return r;
+      requiredRanges.emplace_back(v, int64_t(INT32_MIN), int64_t(INT32_MAX) + 1);
+      return requiredRanges.back();
+    };
+    if (isParam(a) && b.is_numeral_i64(c)) { // a < c or a <= c
+      auto &r = entry(a);
+      std::get<2>(r) = std::min(std::get<2>(r), strict ? c : c + 1);
+    } else if (isParam(b) && a.is_numeral_i64(c)) { // c < b or c <= b
+      auto &r = entry(b);
+      std::get<1>(r) = std::max(std::get<1>(r), strict ? c + 1 : c);
+    }
+  };
+  go(cond.simplify(), false);
 }
 
 /// The least and greatest value of `e` over the known ranges of its atoms.

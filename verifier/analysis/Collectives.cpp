@@ -112,9 +112,18 @@ z3::expr SymExec::shuffle(ShuffleOp op) {
   // (Only where there is something to add: a trivial `c => true` alone can
   // change the solver's search.)
   z3::expr known = normal(factsAtLane(v, src));
+  z3::expr there = op.getMask() ? valid && laneActive(src, get(op.getMask())) : valid;
   if (!known.is_true())
-    facts = facts && (op.getMask() ? z3::implies(valid && laneActive(src, get(op.getMask())), known)
-                                   : z3::implies(valid, known));
+    facts = facts && z3::implies(there, known);
+  // (A value read from memory another thread wrote before a barrier is known
+  // through what held for its writer, a fact about the read's writer
+  // condition; the lane's copy of the value reads through the lane's writer.
+  // Warp totals gathered by warp 0, `v = ws[laneid]`, and shuffled again:
+  // without the copies the other warps' totals were any number, and a
+  // correct two-level warp reduction failed with a counterexample no run
+  // reproduced.)
+  if (useLanes)
+    copyTermFacts(v, [&](const z3::expr &e) { return normal(atLane(e, src)); }, there);
   if (op.getMask()) {
     // Reading a lane outside the mask (or not there) gives an undefined value.
     other = z3::ite(laneActive(src, get(op.getMask())), other, havoc("shfl_undefined", v.get_sort()));

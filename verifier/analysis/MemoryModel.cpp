@@ -138,10 +138,19 @@ z3::expr SymExec::read(const MemRef &m, const std::vector<z3::expr> &idx) {
         f.push_back(x);
       for (auto &x : to)
         t.push_back(x);
-      z3::expr v = z3::expr(*e.value).substitute(f, t);
-      if (m->normalizeReads)
-        v = IndexNormalizer()(v);
+      auto atWriter = [&](const z3::expr &x) {
+        z3::expr y = z3::expr(x).substitute(f, t);
+        return m->normalizeReads ? IndexNormalizer()(y) : y;
+      };
+      z3::expr v = atWriter(*e.value);
       z3::expr cov = covered(e, from, to, idx);
+      // The reads this writer's value made through other lanes (a shuffle of
+      // a value read from memory) were never resolved here, so nothing else
+      // (covered()'s instances of the writers' facts) states what held for
+      // their writers at this writer: the copies of their facts do. (Only
+      // those: copies of every writer's facts at each level of a softmax's
+      // trees ran it past its budget.)
+      copyTermFacts(*e.value, atWriter, cov, /*laneWritersOnly=*/true, &e);
       if (m->warpOnly) // the writer is a lane of the reader's warp
         cov = cov && linear().substitute(f, t) / z.int_val(32) == linear() / z.int_val(32);
       // What held for the writer when it wrote (its invariants, asserts) holds
@@ -149,8 +158,10 @@ z3::expr SymExec::read(const MemRef &m, const std::vector<z3::expr> &idx) {
       auto [trivial, first] = factsTrivial.try_emplace(&e, false);
       if (first)
         trivial->second = z3::eq(e.facts.simplify(), z.bool_val(true));
-      if (!trivial->second)
+      if (!trivial->second) {
+        writerFacts.insert(termFacts.size());
         termFacts.push_back({cov, z3::implies(cov, z3::expr(e.facts).substitute(f, t))});
+      }
       Writer w{cov, v, {}};
       for (unsigned k : e.iters)
         for (size_t j = 0; j < from.size(); ++j)

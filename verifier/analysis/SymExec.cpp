@@ -456,6 +456,43 @@ std::vector<z3::expr> SymExec::relevantFacts(const std::vector<z3::expr> &roots,
   return out;
 }
 
+void SymExec::copyTermFacts(const z3::expr &v,
+                            const std::function<z3::expr(const z3::expr &)> &map,
+                            const z3::expr &guard, bool laneWritersOnly, const void *memo) {
+  auto known = memo ? termFactsOf.find(memo) : termFactsOf.end();
+  std::vector<size_t> needed;
+  if (known != termFactsOf.end()) {
+    needed = known->second;
+  } else {
+    std::set<unsigned> seen, decls;
+    collectTerms(v, seen, decls);
+    std::vector<bool> taken(termFacts.size(), false);
+    for (bool changed = true; changed && !(laneWritersOnly && !needed.empty());) {
+      changed = false;
+      for (size_t i = 0; i < taken.size(); ++i) {
+        if (taken[i] || !seen.count(termFacts[i].first.id()) ||
+            (laneWritersOnly && !laneWriterFacts.count(i)))
+          continue;
+        taken[i] = changed = true;
+        needed.push_back(i);
+        if (!laneWritersOnly)
+          collectTerms(termFacts[i].second, seen, decls);
+      }
+    }
+    if (memo)
+      termFactsOf.emplace(memo, needed);
+  }
+  for (size_t i : needed) {
+    // (The image of a term the map leaves alone has the fact already.)
+    z3::expr key = map(termFacts[i].first);
+    if (z3::eq(key, termFacts[i].first))
+      continue;
+    if (writerFacts.count(i) || laneWriterFacts.count(i))
+      laneWriterFacts.insert(termFacts.size());
+    termFacts.push_back({key, z3::implies(guard, map(termFacts[i].second))});
+  }
+}
+
 void SymExec::collectTerms(const z3::expr &root, std::set<unsigned> &terms,
                            std::set<unsigned> &decls, bool *quantified) {
   std::vector<z3::expr> stack{root};

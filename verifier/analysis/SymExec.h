@@ -314,6 +314,13 @@ private:
   /// Valid facts about particular terms (sum definitions, writers' facts),
   /// added to an obligation only when the term occurs in it.
   std::vector<std::pair<z3::expr, z3::expr>> termFacts;
+  /// The termFacts that say what held for the writer of a value read from
+  /// memory (about the read's writer condition), by index; and of those, the
+  /// copies for another lane a shuffle made (and their copies).
+  std::set<size_t> writerFacts, laneWriterFacts;
+  /// For copyTermFacts' callers that read one value many times (a memory
+  /// event's stored value): the termFacts it needs, found once.
+  std::map<const void *, std::vector<size_t>> termFactsOf;
   /// The functions that stand for the old values atomics return (any value
   /// of the type: not modelled). A failure whose query mentions one is
   /// unknown, not failed.
@@ -495,6 +502,13 @@ private:
   /// Bound variables of the contract being evaluated whose range [lo, hi) is
   /// constant (`forall l in 0..32`).
   std::vector<std::tuple<z3::expr, int64_t, int64_t>> boundedVars;
+  /// The ranges [lo, hi) a `requires` puts on integer parameters by conjuncts
+  /// `n <= 256`, `n >= 1` (a missing side: the i32 extreme), which atomRange
+  /// uses only while `withRequiredRanges` is set (see sumOp).
+  std::vector<std::tuple<z3::expr, int64_t, int64_t>> requiredRanges;
+  bool withRequiredRanges = false;
+  int symbolicLoops = -1; ///< loops of the kernel whose bounds are not constants (-1: not counted)
+  void noteRequiredRanges(const z3::expr &cond);
   /// Each `forall` built, by the AST id of its quantifier: its variables and
   /// its matrix (range => body), so that a `forall` whose body is another is
   /// built as one quantifier over both (Z3 instantiates nested ones poorly: an
@@ -522,6 +536,15 @@ private:
   z3::expr laneId() const;
   z3::expr atLane(z3::expr e, z3::expr lane) const;
   z3::expr factsAtLane(const z3::expr &v, const z3::expr &lane);
+  /// Copies, mapped by `map` and implied by `guard`, of the termFacts that `v`
+  /// needs (with `laneWritersOnly`, of the laneWriterFacts about its terms,
+  /// not those they need in turn): a valid fact about a term is valid about
+  /// its image under a substitution of variables (another thread's ids,
+  /// another lane). Copies of writerFacts are laneWriterFacts.
+  void copyTermFacts(const z3::expr &v, const std::function<z3::expr(const z3::expr &)> &map,
+                     const z3::expr &guard, bool laneWritersOnly = false,
+                     const void *memo = nullptr);
+
   z3::expr factsSince(const z3::expr &now, const z3::expr &base) const;
   z3::expr maskBit(z3::expr mask, z3::expr lane) const;
   z3::expr laneActive(z3::expr lane, std::optional<z3::expr> mask) const;

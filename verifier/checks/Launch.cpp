@@ -40,7 +40,9 @@ bool SymExec::execHeaderOp(Operation &op) {
     return true;
   }
   if (auto r = dyn_cast<RequiresOp>(op)) {
-    assumeFact(FactKind::Always, evalRegion(r.getCond()));
+    z3::expr cond = evalRegion(r.getCond());
+    assumeFact(FactKind::Always, cond);
+    noteRequiredRanges(cond);
     return true;
   }
   if (isa<EnsuresOp>(op))
