@@ -161,19 +161,27 @@ std::optional<std::pair<int64_t, int64_t>> SymExec::rangeOf(const z3::expr &e) c
   return std::make_pair(lo, hi);
 }
 
+/// The operands x, y of `h` where it is their minimum, `ite(x <= y, x, y)`
+/// (the condition as simplify writes it, or `x < y`).
+std::optional<std::pair<z3::expr, z3::expr>> SymExec::minOperands(const z3::expr &h) {
+  if (!h.is_app() || h.decl().decl_kind() != Z3_OP_ITE)
+    return std::nullopt;
+  z3::expr c = h.arg(0).simplify(), x = h.arg(1), y = h.arg(2);
+  if (z3::eq(c, (x <= y).simplify()) || z3::eq(c, (x < y).simplify()))
+    return std::make_pair(x, y);
+  return std::nullopt;
+}
+
 std::optional<int64_t> SymExec::spanBound(const z3::expr &hi, const z3::expr &lo, int depth) const {
   if (auto r = rangeOf((hi - lo).simplify()))
     return r->second;
   z3::expr h = hi.simplify();
   if (depth >= 4 || !h.is_app() || h.decl().decl_kind() != Z3_OP_ITE)
     return std::nullopt;
-  z3::expr c = h.arg(0), x = h.arg(1), y = h.arg(2);
+  z3::expr x = h.arg(1), y = h.arg(2);
   std::optional<int64_t> bx = spanBound(x, lo, depth + 1), by = spanBound(y, lo, depth + 1);
-  // `ite(x <= y, x, y)` is the minimum (the condition as simplify writes
-  // it): at most either operand, so the smaller bound of the two.
-  z3::expr cs = c.simplify();
-  bool isMin = z3::eq(cs, (x <= y).simplify()) || z3::eq(cs, (x < y).simplify());
-  if (isMin && (bx || by))
+  // The minimum is at most either operand: the smaller bound of the two.
+  if (minOperands(h) && (bx || by))
     return bx && by ? std::min(*bx, *by) : bx ? *bx : *by;
   // Any other choice: at most the larger of the two.
   if (bx && by)

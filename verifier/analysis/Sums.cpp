@@ -41,11 +41,12 @@ z3::expr SymExec::sumOp(SumOp op) {
   // step taken or not. Exact, where an uninterpreted sum_n known one step
   // deep leaves a warp scan's postcondition with spurious counterexamples.
   if (!known && stepped) {
-    // Integer and real terms are linear and cheap for the solver: up to 256
+    // Integer and real terms are linear and cheap for the solver: up to 1024
     // of them (a block scan over 4 to 8 warps: a partly known sum_n needed
-    // a round of instantiation per count and ran out of rounds); a float
-    // fold, whose steps are bit-precise additions, up to 64.
-    int64_t limit = integers || mode == FloatMode::Real ? 256 : 64;
+    // a round of instantiation per count and ran out of rounds; a block's
+    // zero-padded chunk of 1024 elements: unknown after 41 s, now 0.4 s); a
+    // float fold, whose steps are bit-precise additions, up to 64.
+    int64_t limit = integers || mode == FloatMode::Real ? 1024 : 64;
     // (A tail block's `sum(j in 256 * b..min(256 * b + 256, n): ...)` spans at
     // most 256: written out, where a sum_n known one step deep left its
     // postcondition undecided.)
@@ -82,8 +83,19 @@ z3::expr SymExec::sumOp(SumOp op) {
     }
     if (span && *span <= limit * s) {
       int64_t most = *span <= 0 ? 0 : (*span + s - 1) / s;
-      z3::expr count = sumCount(lo, hi, s);
       auto term = [&](int64_t i) { return evalRegion(op.getBody(), {position(i)}); };
+      // Term i is in the sum where its position is below `hi` (i < count),
+      // and below both operands of a minimum: the tail block's `1024 * b + i
+      // < n`, as its code guards its loads (`base + q < n ? x[base + q] :
+      // 0.0`), where `i < count` left the solver to relate a minimum's
+      // difference to each of 1024 guards.
+      std::optional<std::pair<z3::expr, z3::expr>> bothBelow = minOperands(hi.simplify());
+      auto taken = [&](int64_t i) {
+        z3::expr at = position(i);
+        if (bothBelow)
+          return (at < bothBelow->first).simplify() && (at < bothBelow->second).simplify();
+        return (at < hi).simplify();
+      };
       auto inRange = [&](z3::expr acc) {
         return within ? z3::ite(*within, acc, fresh("sum_outside_requires", acc.get_sort())) : acc;
       };
@@ -91,14 +103,14 @@ z3::expr SymExec::sumOp(SumOp op) {
         z3::expr zero = integers ? z.int_val(0) : z.real_val(0);
         z3::expr acc = zero;
         for (int64_t i = 0; i < most; ++i)
-          acc = acc + z3::ite(z.int_val(i) < count, term(i), zero);
+          acc = acc + z3::ite(taken(i), term(i), zero);
         return inRange(acc);
       }
       z3::expr acc = floatConst(FloatAttr::get(op.getType(), 0.0));
       for (int64_t i = 0; i < most; ++i) {
         z3::expr t = term(i);
         z3::expr next = i == 0 ? t : z3::expr(z, Z3_mk_fpa_add(z, Z3_mk_fpa_rne(z), acc, t));
-        acc = z3::ite(z.int_val(i) < count, next, acc);
+        acc = z3::ite(taken(i), next, acc);
       }
       return inRange(acc);
     }

@@ -499,6 +499,7 @@ private:
   /// An upper bound of `hi - lo` over the ranges rangeOf knows, also where
   /// `hi` is a minimum (`min(lo + 256, n)`: at most 256) or a choice.
   std::optional<int64_t> spanBound(const z3::expr &hi, const z3::expr &lo, int depth = 0) const;
+  static std::optional<std::pair<z3::expr, z3::expr>> minOperands(const z3::expr &h);
   /// Bound variables of the contract being evaluated whose range [lo, hi) is
   /// constant (`forall l in 0..32`).
   std::vector<std::tuple<z3::expr, int64_t, int64_t>> boundedVars;
