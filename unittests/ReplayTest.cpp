@@ -572,6 +572,35 @@ TEST(Falsify, NoEdgeInputsForAnApproxClause) {
   EXPECT_TRUE(found.empty()) << found[0].observed;
 }
 
+TEST(Refutes, ARaceRefutesTheCheckOfItsPairInEitherOrder) {
+  // The verifier's race check is at the later access of a pair, naming the
+  // earlier; a run catches the race at whichever access came second in time.
+  CheckResult check;
+  check.id = CheckId::Race;
+  check.file = "k.kp";
+  check.line = 16;
+  check.col = 3;
+  check.otherLine = 15;
+  check.otherCol = 11;
+  CheckResult run = check;
+  EXPECT_TRUE(refutes(run, check));
+  std::swap(run.line, run.otherLine);
+  std::swap(run.col, run.otherCol);
+  EXPECT_TRUE(refutes(run, check));
+  // Another pair at one of its places is another check.
+  run.otherLine = 20;
+  EXPECT_FALSE(refutes(run, check));
+  run.otherLine = 16;
+  run.otherCol = 4;
+  EXPECT_FALSE(refutes(run, check));
+  // Nor does it refute the check at that place that names no pair (each
+  // element written there has one writer the verifier can name).
+  run = check;
+  CheckResult writer = check;
+  writer.otherLine = writer.otherCol = 0;
+  EXPECT_FALSE(refutes(run, writer));
+}
+
 TEST(Refutes, AnInvariantFailureRefutesTheObligationItShows) {
   // A loop invariant has two obligations at one line; a run that shows it
   // failing after an iteration does not refute "on entry" (it was reported,

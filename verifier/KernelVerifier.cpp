@@ -285,6 +285,8 @@ void KernelVerifier::runFirst(std::vector<solver::Query> &queries, SymExec &ex) 
       CheckResult check = resultAt(o.id, o.loc);
       check.message = o.message;
       check.emptyLaunch = o.scope == Obligation::Scope::EmptyLaunch;
+      check.otherLine = o.other.line;
+      check.otherCol = o.other.col;
       if (!refutes(runFailures[k], check))
         continue;
       o.refutedByRun = k;
@@ -727,6 +729,8 @@ CheckResult KernelVerifier::resultOf(z3::context &z, SymExec &ex, Obligation &o,
   c.message = o.message;
   c.failMessage = o.failMessage;
   c.emptyLaunch = o.scope == Obligation::Scope::EmptyLaunch;
+  c.otherLine = o.other.line;
+  c.otherCol = o.other.col;
   if (opts.keepSMT)
     c.smt = q.certificate.empty() ? q.smt : q.certificate;
   if (!o.unsupported.empty()) {

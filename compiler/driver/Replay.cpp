@@ -784,7 +784,14 @@ std::vector<CheckResult> runForFailures(const Module &module, const std::string 
       if (diverged || assumptionBroken(*r))
         continue;
       for (const Violation &v : r->violations) {
-        if (!hasExactLocation(v.kind) ||
+        // A race names both of its places (the verifier's race checks are
+        // per pair): it refutes that pair's check.
+        std::string other;
+        for (const auto &[key, value] : v.details)
+          if (key == "other")
+            other = value;
+        bool racePair = v.kind == CheckId::Race && !other.empty();
+        if (!(hasExactLocation(v.kind) || racePair) ||
             // An approx clause is proven for finite inputs only: with edge
             // cases a run shows nothing about it (its failure says
             // "approx ..."). The exact ones are proven for every input, NaN
@@ -797,6 +804,10 @@ std::vector<CheckResult> runForFailures(const Module &module, const std::string 
         c.id = v.kind;
         c.status = CheckStatus::Failed;
         splitLocation(v.location, c.file, c.line, c.col);
+        if (racePair) {
+          std::string otherFile;
+          splitLocation(other, otherFile, c.otherLine, c.otherCol);
+        }
         for (const ParamInfo &p : k->params)
           if (const ScalarValue *sv = p.kind == ParamInfo::Scalar ? a.scalar(p.name) : nullptr)
             c.counterexample.push_back({p.name, toString(*sv)});

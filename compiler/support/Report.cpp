@@ -20,9 +20,20 @@ bool refutes(const CheckResult &run, const CheckResult &check) {
     size_t slash = path.find_last_of('/');
     return slash == std::string::npos ? path : path.substr(slash + 1);
   };
-  if (run.id != check.id || run.line != check.line || run.col != check.col ||
-      run.line <= 0 || run.emptyLaunch != check.emptyLaunch ||
+  if (run.id != check.id || run.line <= 0 || run.emptyLaunch != check.emptyLaunch ||
       (!run.file.empty() && !check.file.empty() && baseName(run.file) != baseName(check.file)))
+    return false;
+  // A race is between two places: the run caught it at either of them
+  // (whichever thread came second), the check is of the pair.
+  if (run.id == CheckId::Race && run.otherLine > 0) {
+    auto at = [](int line, int col, int l, int c) { return line == l && col == c; };
+    return check.otherLine > 0 &&
+           ((at(run.line, run.col, check.line, check.col) &&
+             at(run.otherLine, run.otherCol, check.otherLine, check.otherCol)) ||
+            (at(run.line, run.col, check.otherLine, check.otherCol) &&
+             at(run.otherLine, run.otherCol, check.line, check.col)));
+  }
+  if (run.line != check.line || run.col != check.col)
     return false;
   // A loop invariant has two obligations at its line: the run says which
   // of them it shows failing.

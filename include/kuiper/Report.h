@@ -35,6 +35,10 @@ struct CheckResult {
   /// dimension); for a run: its launch ran none. A run refutes only a check
   /// of its own kind of launch.
   bool emptyLaunch = false;
+  /// A race between two places of the source: the other access (the check
+  /// is at the later one in program order; a run's race at the access it
+  /// caught, this one the earlier access it conflicts with). 0: none.
+  int otherLine = 0, otherCol = 0;
   std::optional<bool> confirmed; ///< set by counterexample replay
   /// A failure whose model rests on sums or reductions the solver knows only
   /// by their definitions (a model whose folds it could not all unroll): it
@@ -126,7 +130,8 @@ struct Report {
 /// location (files compared by base name) and, for a postcondition, the same
 /// claim: a clause failing on an element no thread wrote refutes "every
 /// element it names is written", one failing on a written value the check of
-/// that value.
+/// that value. A run's race between two places refutes the race check of
+/// that pair, in either order.
 bool refutes(const CheckResult &run, const CheckResult &check);
 
 /// The Kuiper version, e.g. "0.1.0".

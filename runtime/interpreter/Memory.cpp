@@ -155,15 +155,21 @@ void KernelInterpreter::recordAccess(Operation *op, EvalContext &context,
     return;
   auto &thread = static_cast<Thread &>(context);
   AccessRecord current{linearBlockId, thread.linearId, barrierEpoch,
-                       warpEpochs[thread.linearId / 32], isAtomic};
+                       warpEpochs[thread.linearId / 32], isAtomic, op};
   // Only a race needs the element's name.
   auto where = [&] { return element.text(); };
+  // "other": where the other thread's access is in the source, for two
+  // accesses that conflict (the verifier's race checks are per pair of
+  // places, kuiper::refutes).
   auto details = [&](const AccessRecord &other) -> ViolationDetails {
-    return {{"location", where()},
-            {"block", std::to_string(other.block)},
-            {"thread", std::to_string(other.thread)},
-            {"block2", std::to_string(current.block)},
-            {"thread2", std::to_string(current.thread)}};
+    ViolationDetails d = {{"location", where()},
+                          {"block", std::to_string(other.block)},
+                          {"thread", std::to_string(other.thread)},
+                          {"block2", std::to_string(current.block)},
+                          {"thread2", std::to_string(current.thread)}};
+    if (other.op && accessesConflict(other, current))
+      d.push_back({"other", locationOf(other.op)});
+    return d;
   };
   if (isWrite) {
     GlobalBuffer *buffer = element.buffer;

@@ -31,6 +31,8 @@ struct AccessRecord {
   /// of one warp with different counts are ordered by a syncwarp.
   int32_t warpEpoch = 0;
   bool atomic = false;
+  /// The access (a load, store or atomic): a race names both places.
+  mlir::Operation *op = nullptr;
 
   bool exists() const { return block >= 0; }
   bool sameThread(const AccessRecord &other) const {

@@ -58,6 +58,8 @@ struct Observable {
 struct Obligation {
   CheckId id;
   SrcLoc loc;
+  /// A race between two places: the other (earlier) access.
+  SrcLoc other;
   std::string message;     ///< what is proven
   std::string failMessage; ///< what a counterexample means
   std::vector<z3::expr> assumptions;

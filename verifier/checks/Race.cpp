@@ -114,6 +114,7 @@ void SymExec::raceChecks() {
       Obligation o;
       o.id = CheckId::Race;
       o.loc = b.loc;
+      o.other = a.loc;
       bool ww = a.kind != Event::Read && b.kind != Event::Read;
       o.message = "no two threads access the same element of '" + mi.name + "' concurrently";
       o.failMessage = std::string("data race on ") + (mi.shared ? "shared '" : "global '") + mi.name + "': " +
