@@ -525,7 +525,11 @@ TEST(ChooseScalars, FavouredParameterGetsTheLargestFit) {
   Result<std::vector<std::string>> w = chooseScalars(m, "row_sum", wide, 1 << 12, false, "cols");
   ASSERT_TRUE(w);
   EXPECT_EQ((*w)[0], "rows=1");
-  EXPECT_EQ((*w)[1], "cols=1000");
+  EXPECT_EQ((*w)[1], "cols=2048"); // from 2048 down (within the cap of 4096 elements)
+  Args narrow;
+  Result<std::vector<std::string>> n = chooseScalars(m, "row_sum", narrow, 1 << 11, false, "cols");
+  ASSERT_TRUE(n);
+  EXPECT_EQ((*n)[1], "cols=1000"); // 2048 columns and the output do not fit in 2048
   Result<std::vector<std::string>> t = chooseScalars(m, "row_sum", tall, 1 << 12, false, "rows");
   ASSERT_TRUE(t);
   EXPECT_EQ((*t)[0], "rows=16"); // 16 blocks of 256 threads: the thread cap

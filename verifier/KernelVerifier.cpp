@@ -160,6 +160,12 @@ private:
   /// yet, the first obligation it refutes (kuiper::refutes; not a lemma or a
   /// vacuity probe) as refuted by it, and its query as not to be solved.
   void runFirst(std::vector<solver::Query> &queries, SymExec &ex);
+  /// The run failures no obligation took (the budget ended a mode's symbolic
+  /// execution before it built theirs: the approx clauses' proof over the
+  /// reals): each fails the undecided check it refutes or, where that
+  /// execution stopped, is reported as a failed check of its own. The run
+  /// shows the kernel failing whatever the solver did not get to.
+  void reportUnusedRunFailures(KernelReport &report);
   /// Solves the value checks of `queries` that need solving (postconditions,
   /// asserts, invariants, barrier contracts) under the probe limit, marks the
   /// proven ones proved, and says whether any is left undecided.
@@ -296,6 +302,44 @@ void KernelVerifier::runFirst(std::vector<solver::Query> &queries, SymExec &ex) 
   }
 }
 
+void KernelVerifier::reportUnusedRunFailures(KernelReport &report) {
+  bool executionStopped = false;
+  for (const CheckResult &c : report.checks)
+    executionStopped |= c.id == CheckId::Unsupported &&
+                        c.message.find("ran out during the symbolic execution") != std::string::npos;
+  for (size_t k = 0; k < runFailures.size(); ++k) {
+    if (runFailureUsed[k])
+      continue;
+    const CheckResult &run = runFailures[k];
+    auto open = std::find_if(report.checks.begin(), report.checks.end(), [&](const CheckResult &c) {
+      return c.status == CheckStatus::Unknown && c.id != CheckId::Unsupported && refutes(run, c);
+    });
+    if (open == report.checks.end() && !executionStopped)
+      continue;
+    CheckResult failed = run;
+    if (open != report.checks.end()) {
+      failed = *open;
+      if (!failed.failMessage.empty())
+        failed.message = failed.failMessage;
+      failed.counterexample = run.counterexample;
+      failed.explanation = run.explanation;
+      failed.observed = run.observed;
+    } else {
+      failed.message = std::string("the ") + checkName(run.id) +
+                       " check fails in a run on the CPU executor (its obligation was not built: "
+                       "the budget ran out first)";
+    }
+    failed.status = CheckStatus::Failed;
+    failed.confirmed = true;
+    failed.attempted = true;
+    runFailureUsed[k] = true;
+    if (open != report.checks.end())
+      *open = std::move(failed);
+    else
+      report.checks.push_back(std::move(failed));
+  }
+}
+
 KernelReport KernelVerifier::run() {
   KernelReport report;
   report.name = kernel.getSymName().str();
@@ -320,6 +364,7 @@ KernelReport KernelVerifier::run() {
     c.message = std::string("solver error: ") + e.msg();
     report.checks.push_back(c);
   }
+  reportUnusedRunFailures(report);
   if (opts.contextPool)
     opts.contextPool->give(context);
   else if (opts.releaseMemory)
