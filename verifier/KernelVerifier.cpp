@@ -314,7 +314,11 @@ void KernelVerifier::reportUnusedRunFailures(KernelReport &report) {
     auto open = std::find_if(report.checks.begin(), report.checks.end(), [&](const CheckResult &c) {
       return c.status == CheckStatus::Unknown && c.id != CheckId::Unsupported && refutes(run, c);
     });
-    if (open == report.checks.end() && !executionStopped)
+    // A check of its own only where the report has none the run refutes
+    // (proved in the other mode, it is that proof's to answer for).
+    bool reported = std::any_of(report.checks.begin(), report.checks.end(),
+                                [&](const CheckResult &c) { return refutes(run, c); });
+    if (open == report.checks.end() && (!executionStopped || reported))
       continue;
     CheckResult failed = run;
     if (open != report.checks.end()) {
