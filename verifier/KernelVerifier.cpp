@@ -100,6 +100,19 @@ CheckResult resultAt(CheckId id, const SrcLoc &loc) {
   return c;
 }
 
+/// The check an obligation is, before it is solved: where, what it claims,
+/// what a failure means, its kind of launch and a race's other place (what
+/// kuiper::refutes compares a run's failure with).
+CheckResult checkOf(const Obligation &o) {
+  CheckResult c = resultAt(o.id, o.loc);
+  c.message = o.message;
+  c.failMessage = o.failMessage;
+  c.emptyLaunch = o.scope == Obligation::Scope::EmptyLaunch;
+  c.otherLine = o.other.line;
+  c.otherCol = o.other.col;
+  return c;
+}
+
 /// Checks whose obligations read memory values (merged states): coverage
 /// and the clauses about values.
 bool readsMemoryValues(CheckId id) {
@@ -148,6 +161,9 @@ private:
   /// whether one is reported already (by an obligation of a finished mode).
   std::vector<CheckResult> runFailures;
   std::vector<bool> runFailureUsed;
+  /// Why a mode's symbolic execution stopped before it built its obligations
+  /// (the budget ran out, an op it does not model); empty if none did.
+  std::string obligationsUnbuilt;
   bool ranFirst = false;
   /// A check has failed (in a finished mode, or refuted by a run): with
   /// failFast, later batches stop after their cheap stages.
@@ -160,11 +176,12 @@ private:
   /// yet, the first obligation it refutes (kuiper::refutes; not a lemma or a
   /// vacuity probe) as refuted by it, and its query as not to be solved.
   void runFirst(std::vector<solver::Query> &queries, SymExec &ex);
-  /// The run failures no obligation took (the budget ended a mode's symbolic
-  /// execution before it built theirs: the approx clauses' proof over the
-  /// reals): each fails the undecided check it refutes or, where that
-  /// execution stopped, is reported as a failed check of its own. The run
-  /// shows the kernel failing whatever the solver did not get to.
+  /// The run failures no obligation took (a mode's symbolic execution
+  /// stopped before it built theirs: the budget ran out before the approx
+  /// clauses' proof over the reals): each fails the undecided check it
+  /// refutes or, where a mode built no obligations, is reported as a failed
+  /// check of its own. The run shows the kernel failing whatever the solver
+  /// did not get to.
   void reportUnusedRunFailures(KernelReport &report);
   /// Solves the value checks of `queries` that need solving (postconditions,
   /// asserts, invariants, barrier contracts) under the probe limit, marks the
@@ -288,12 +305,7 @@ void KernelVerifier::runFirst(std::vector<solver::Query> &queries, SymExec &ex) 
       Obligation &o = ex.obligations[i];
       if (o.lemma || o.vacuityProbe || !o.unsupported.empty() || o.refutedByRun)
         continue;
-      CheckResult check = resultAt(o.id, o.loc);
-      check.message = o.message;
-      check.emptyLaunch = o.scope == Obligation::Scope::EmptyLaunch;
-      check.otherLine = o.other.line;
-      check.otherCol = o.other.col;
-      if (!refutes(runFailures[k], check))
+      if (!refutes(runFailures[k], checkOf(o)))
         continue;
       o.refutedByRun = k;
       queries[i].skip = true;
@@ -303,10 +315,6 @@ void KernelVerifier::runFirst(std::vector<solver::Query> &queries, SymExec &ex) 
 }
 
 void KernelVerifier::reportUnusedRunFailures(KernelReport &report) {
-  bool executionStopped = false;
-  for (const CheckResult &c : report.checks)
-    executionStopped |= c.id == CheckId::Unsupported &&
-                        c.message.find("ran out during the symbolic execution") != std::string::npos;
   for (size_t k = 0; k < runFailures.size(); ++k) {
     if (runFailureUsed[k])
       continue;
@@ -318,7 +326,7 @@ void KernelVerifier::reportUnusedRunFailures(KernelReport &report) {
     // (proved in the other mode, it is that proof's to answer for).
     bool reported = std::any_of(report.checks.begin(), report.checks.end(),
                                 [&](const CheckResult &c) { return refutes(run, c); });
-    if (open == report.checks.end() && (!executionStopped || reported))
+    if (open == report.checks.end() && (obligationsUnbuilt.empty() || reported))
       continue;
     CheckResult failed = run;
     if (open != report.checks.end()) {
@@ -330,8 +338,8 @@ void KernelVerifier::reportUnusedRunFailures(KernelReport &report) {
       failed.observed = run.observed;
     } else {
       failed.message = std::string("the ") + checkName(run.id) +
-                       " check fails in a run on the CPU executor (its obligation was not built: "
-                       "the budget ran out first)";
+                       " check fails in a run on the CPU executor (its obligation was not built: " +
+                       obligationsUnbuilt + ")";
     }
     failed.status = CheckStatus::Failed;
     failed.confirmed = true;
@@ -434,6 +442,7 @@ bool KernelVerifier::verifyInMode(z3::context &z, FloatMode mode, KernelReport &
     return false;
   trusted.insert(ex.trusted.begin(), ex.trusted.end());
   if (!ex.unsupportedReason.empty()) {
+    obligationsUnbuilt = ex.unsupportedReason;
     SrcLoc at = ex.unsupportedLoc.file.empty() ? srcLoc(kernel.getLoc()) : ex.unsupportedLoc;
     CheckResult c = resultAt(CheckId::Unsupported, at);
     c.status = CheckStatus::Unknown;
@@ -773,13 +782,8 @@ void KernelVerifier::addResults(z3::context &z, SymExec &ex, std::vector<solver:
 
 CheckResult KernelVerifier::resultOf(z3::context &z, SymExec &ex, Obligation &o,
                                      solver::Query &q) {
-  CheckResult c = resultAt(o.id, o.loc);
+  CheckResult c = checkOf(o);
   c.timeMs = q.ms;
-  c.message = o.message;
-  c.failMessage = o.failMessage;
-  c.emptyLaunch = o.scope == Obligation::Scope::EmptyLaunch;
-  c.otherLine = o.other.line;
-  c.otherCol = o.other.col;
   if (opts.keepSMT)
     c.smt = q.certificate.empty() ? q.smt : q.certificate;
   if (!o.unsupported.empty()) {
