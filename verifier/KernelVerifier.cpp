@@ -164,6 +164,12 @@ private:
   /// Why a mode's symbolic execution stopped before it built its obligations
   /// (the budget ran out, an op it does not model); empty if none did.
   std::string obligationsUnbuilt;
+  /// Obligations implied by another (Obligation::impliedBy) whose queries
+  /// buildQueries leaves unbuilt and unsolved: solveImplied() settles them.
+  std::set<size_t> deferred;
+  /// Proves each deferred obligation whose implying one is proved; builds
+  /// and solves the others.
+  void solveImplied(z3::context &z, std::vector<solver::Query> &queries, SymExec &ex);
   bool ranFirst = false;
   /// A check has failed (in a finished mode, or refuted by a run): with
   /// failFast, later batches stop after their cheap stages.
@@ -410,6 +416,8 @@ static void keepRealValuedObligations(SymExec &ex) {
   for (Obligation &o : ex.obligations)
     if (aboutValues(o) || o.lemma || !o.unsupported.empty())
       kept.push_back(std::move(o));
+  for (Obligation &o : kept)
+    o.impliedBy.reset(); // (an index into the obligations as they were)
   ex.obligations = std::move(kept);
 }
 
@@ -482,11 +490,20 @@ bool KernelVerifier::verifyInMode(z3::context &z, FloatMode mode, KernelReport &
       provenFirst.push_back(i);
     }
   }
+  deferred.clear();
+  for (size_t i = 0; i < ex.obligations.size(); ++i) {
+    const Obligation &o = ex.obligations[i];
+    if (o.impliedBy && o.unsupported.empty() && !opts.keepSMT &&
+        ex.obligations[*o.impliedBy].unsupported.empty() &&
+        std::find(provenFirst.begin(), provenFirst.end(), i) == provenFirst.end())
+      deferred.insert(i);
+  }
   std::vector<solver::Query> queries = buildQueries(z, ex);
   for (size_t i : provenFirst)
     queries[i].proved = true; // not solved again
   runFirst(queries, ex);
   solve(z, queries, ex);
+  solveImplied(z, queries, ex);
   for (const SymExec::ClauseRounding &r : ex.tolerances)
     report.tolerances.push_back(toleranceOf(r));
   if (mode == FloatMode::Real)
@@ -588,6 +605,10 @@ std::vector<solver::Query> KernelVerifier::buildQueries(z3::context &z, SymExec 
       q.skip = true; // never a pass: reported as unknown
       continue;
     }
+    if (which.empty() && deferred.count(picked[k])) {
+      q.skip = true; // solveImplied()'s
+      continue;
+    }
     q.decisive = !o.lemma && !o.finding && !o.vacuityProbe;
     q.essential = o.writerLemma;
     q.trivial = o.goal->simplify().is_true();
@@ -605,8 +626,10 @@ std::vector<solver::Query> KernelVerifier::buildQueries(z3::context &z, SymExec 
     // So are a warp-level kernel's overflow checks on the lane: an i32
     // butterfly's `v += shfl_xor(v, d)` reads 32 leaves through lane-xor
     // indices, which a fixed lane folds to constants (20 s undecided).
-    if ((isValueCheck(o.id) && (ex.useLanes || ex.rowsPerWarp || withBarriers)) ||
-        (o.id == CheckId::Overflow && ex.useLanes)) {
+    // (Not for a launch that runs no thread: no lane to split on.)
+    if (o.scope != Obligation::Scope::EmptyLaunch &&
+        ((isValueCheck(o.id) && (ex.useLanes || ex.rowsPerWarp || withBarriers)) ||
+         (o.id == CheckId::Overflow && ex.useLanes))) {
       std::set<unsigned> terms, decls;
       bool hasQuantifier = false;
       for (const z3::expr &a : asserts)
@@ -737,6 +760,34 @@ void KernelVerifier::solve(z3::context &z, std::vector<solver::Query> &queries, 
                    << int(queries[i].answer) << " " << queries[i].ms << " ms, "
                    << queries[i].smt.size() << " bytes: " << ex.obligations[i].message << "\n";
   });
+}
+
+void KernelVerifier::solveImplied(z3::context &z, std::vector<solver::Query> &queries,
+                                  SymExec &ex) {
+  std::vector<size_t> again;
+  for (size_t i : deferred) {
+    Obligation &o = ex.obligations[i];
+    if (o.refutedByRun)
+      continue; // failed by the run
+    const solver::Query &by = queries[*o.impliedBy];
+    if (by.answer != solver::Answer::Proved) {
+      again.push_back(i);
+      continue;
+    }
+    solver::Query &q = queries[i];
+    q.skip = false;
+    q.answer = solver::Answer::Proved;
+    q.certificate = "; proved by the proof of: " + ex.obligations[*o.impliedBy].message +
+                    " (the same goal under no more assumptions)\n";
+  }
+  deferred.clear();
+  if (again.empty())
+    return;
+  std::vector<solver::Query> built = buildQueries(z, ex, again);
+  solver::BatchOptions batch = batchOptions(z);
+  solver::solveAll(built, proofCache(), batch);
+  for (size_t k = 0; k < again.size(); ++k)
+    queries[again[k]] = std::move(built[k]);
 }
 
 void KernelVerifier::addResults(z3::context &z, SymExec &ex, std::vector<solver::Query> &queries,

@@ -244,6 +244,7 @@ std::vector<z3::expr> SymExec::scopeAssumptions(const Obligation &o) const {
 /// for a launch that runs no thread (the grid has a zero dimension).
 void SymExec::splitKernelObligations() {
   size_t count = obligations.size();
+  std::map<size_t, size_t> emptyCopy; // index of each split obligation's copy
   for (size_t i = 0; i < count; ++i) {
     if (obligations[i].scope != Obligation::Scope::Kernel)
       continue;
@@ -252,7 +253,18 @@ void SymExec::splitKernelObligations() {
     empty.scope = Obligation::Scope::EmptyLaunch;
     empty.message += " (also when the launch runs no thread)";
     empty.failMessage += " (the launch runs no thread)";
+    emptyCopy[i] = obligations.size();
     obligations.push_back(empty);
+  }
+  // A copy is implied by the copy of the obligation that implied the
+  // original (the same scope's assumptions), or by none.
+  for (auto [original, copy] : emptyCopy) {
+    std::optional<size_t> &by = obligations[copy].impliedBy;
+    if (by)
+      by = emptyCopy.count(*by) ? std::optional<size_t>(emptyCopy[*by]) : std::nullopt;
+    std::optional<size_t> &byOriginal = obligations[original].impliedBy;
+    if (byOriginal && !emptyCopy.count(*byOriginal))
+      byOriginal.reset(); // (scopes differ: not the same assumptions)
   }
 }
 

@@ -107,6 +107,12 @@ struct Obligation {
   /// Shown failing by a run on the CPU executor (VerifyOptions::runFirst):
   /// the index of that run's failure. Not solved.
   std::optional<size_t> refutedByRun;
+  /// The index (in the same execution's obligations) of one whose proof
+  /// proves this one: the same goal under no more assumptions (a clause's
+  /// "every element it names is written" where it names exactly the
+  /// elements of an out buffer's coverage check). Solved only where that
+  /// one is not proved.
+  std::optional<size_t> impliedBy;
 };
 
 /// A memory access of the symbolic thread.
@@ -617,6 +623,13 @@ private:
   // Kernel-level checks after execution.
   void finalChecks();
   bool writerPostcondition(kuiper::EnsuresOp ens);
+  /// The coverage obligation of each out buffer (finalChecks): its index
+  /// and the bounds [lo, hi) of the elements it is about, per dimension.
+  struct CoverageCheck {
+    size_t index;
+    std::vector<std::pair<z3::expr, z3::expr>> region;
+  };
+  std::map<const void *, CoverageCheck> coverageChecks;
   MemRef havocMemory(const void *mem);
   void loopInvariants(mlir::Region &region, std::optional<z3::expr> iv, bool check,
                       const std::string &when);

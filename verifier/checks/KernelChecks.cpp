@@ -1,6 +1,7 @@
 //===- KernelChecks.cpp - Coverage, determinism and postconditions ----------===//
 #include "verifier/analysis/SymExec.h"
 #include <functional>
+#include <set>
 
 using namespace mlir;
 using namespace kuiper;
@@ -40,10 +41,12 @@ void SymExec::finalChecks() {
       std::vector<z3::expr> j;
       z3::expr region = z.bool_val(true);
       std::vector<Observable> obs;
+      CoverageCheck check{0, {}};
       for (size_t d = 0; d < mi.dims.size(); ++d) {
         j.push_back(fresh(mi.name + "_index", z.int_sort()));
         z3::expr lo = mi.hasWrites ? mi.writes[d].first : z.int_val(0);
         z3::expr hi = mi.hasWrites ? mi.writes[d].second : mi.dims[d];
+        check.region.push_back({lo, hi});
         region = region && j[d] >= lo && j[d] < hi;
         obs.push_back({"index " + std::to_string(d) + " of " + mi.name, j[d]});
       }
@@ -72,7 +75,9 @@ void SymExec::finalChecks() {
       o.goal = cov;
       o.observables = obs;
       o.scope = Obligation::Scope::Kernel;
+      check.index = obligations.size();
       obligations.push_back(o);
+      coverageChecks.emplace(mem, std::move(check));
     }
   }
   // Postconditions.
@@ -321,5 +326,31 @@ bool SymExec::writerPostcondition(EnsuresOp ens) {
                 "no thread writes the element of out buffer '" + mi.name + "' the postcondition names", cov,
                 extra, obs);
   obligations.back().scope = Obligation::Scope::Kernel;
+  // Where the clause's own ranges keep each index within the elements the
+  // buffer's coverage check is about, that check's goal is this one's (the
+  // same writes, the same witnesses) under fewer assumptions.
+  auto covering = coverageChecks.find(mem);
+  if (covering != coverageChecks.end() && covering->second.region.size() == t.size()) {
+    std::set<unsigned> atoms;
+    std::vector<z3::expr> pending(extra.begin(), extra.end());
+    while (!pending.empty()) {
+      z3::expr f = pending.back().simplify();
+      pending.pop_back();
+      if (f.is_and()) {
+        for (unsigned k = 0; k < f.num_args(); ++k)
+          pending.push_back(f.arg(k));
+        continue;
+      }
+      atoms.insert(Z3_get_ast_id(z, f));
+    }
+    bool within = true;
+    for (size_t d = 0; d < t.size() && within; ++d) {
+      auto [lo, hi] = covering->second.region[d];
+      for (z3::expr bound : {(t[d] >= lo).simplify(), (t[d] < hi).simplify()})
+        within &= bound.is_true() || atoms.count(Z3_get_ast_id(z, bound)) > 0;
+    }
+    if (within)
+      obligations.back().impliedBy = covering->second.index;
+  }
   return true;
 }

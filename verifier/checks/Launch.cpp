@@ -5,6 +5,24 @@ using namespace mlir;
 using namespace kuiper;
 using namespace kuiper::verifier;
 
+/// `(x, c)` where `v` is `cdiv(x, c)` as the front end spells it,
+/// `x / c + (x % c > 0 ? 1 : 0)`, with `c` a positive constant.
+static std::optional<std::pair<Value, int64_t>> ceilDivision(Value v) {
+  auto add = v.getDefiningOp<arith::AddIOp>();
+  if (!add)
+    return std::nullopt;
+  auto div = add.getLhs().getDefiningOp<arith::DivSIOp>();
+  auto ext = add.getRhs().getDefiningOp<arith::ExtUIOp>();
+  auto cmp = ext ? ext.getIn().getDefiningOp<arith::CmpIOp>() : arith::CmpIOp();
+  auto rem = cmp ? cmp.getLhs().getDefiningOp<arith::RemSIOp>() : arith::RemSIOp();
+  APInt c, zero;
+  if (!div || !rem || cmp.getPredicate() != arith::CmpIPredicate::sgt ||
+      !matchPattern(cmp.getRhs(), m_ConstantInt(&zero)) || !zero.isZero() ||
+      div.getLhs() != rem.getLhs() || div.getRhs() != rem.getRhs() ||
+      !matchPattern(div.getRhs(), m_ConstantInt(&c)) || !c.isStrictlyPositive())
+    return std::nullopt;
+  return std::make_pair(div.getLhs(), c.getSExtValue());
+}
 
 /// Executes one op of the kernel header: shapes, launch, requires, ensures, memory contracts; false if `op` is not one.
 bool SymExec::execHeaderOp(Operation &op) {
@@ -24,8 +42,41 @@ bool SymExec::execHeaderOp(Operation &op) {
     return true;
   }
   if (auto l = dyn_cast<LaunchOp>(op)) {
-    for (Value g : l.getGrid())
-      grid.push_back(get(g));
+    // A grid dimension computed from the parameters (`cdiv(n, 256)`, capped
+    // by a `min`) is a constant of its own, defined where it occurs: its
+    // divisions and remainders are then one term, where every query held two
+    // spellings of them (as written, and as Z3's simplifier rewrote them in
+    // witnesses) and the products of each with the thread's ids.
+    // A ceiling division by a constant is defined by linear bounds
+    // (c * q >= x > c * q - c), exact for every x, where its definition by
+    // division and remainder takes the solver through nonlinear lemmas.
+    for (auto [i, g] : llvm::enumerate(l.getGrid())) {
+      z3::expr dim = get(g);
+      if (dim.is_app() && dim.num_args() > 0) {
+        std::string name = std::string("gridDim.") + "xyz"[i];
+        z3::expr named = z.int_const(name.c_str());
+        auto ceilDef = [&](Value v, const z3::expr &q) -> std::optional<z3::expr> {
+          auto cd = ceilDivision(v);
+          if (!cd)
+            return std::nullopt;
+          z3::expr x = get(cd->first), c = z.int_val(cd->second);
+          return c * q >= x && c * q < x + c;
+        };
+        std::optional<z3::expr> def = ceilDef(g, named);
+        // min(cdiv(x, c), cap): the quotient named too.
+        if (auto cap = g.getDefiningOp<arith::MinSIOp>(); !def && cap) {
+          z3::expr q = fresh(name + "_uncapped", z.int_sort());
+          if (auto inner = ceilDef(cap.getLhs(), q)) {
+            z3::expr bound = get(cap.getRhs());
+            termFacts.push_back({q, *inner});
+            def = named == z3::ite(q <= bound, q, bound);
+          }
+        }
+        termFacts.push_back({named, def ? *def : named == dim});
+        dim = named;
+      }
+      grid.push_back(dim);
+    }
     int64_t limits[] = {(int64_t(1) << 31) - 1, 65535, 65535};
     for (int i = 0; i < 3; ++i) {
       addObligation(CheckId::Launch, loc,
