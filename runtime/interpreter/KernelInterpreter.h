@@ -176,6 +176,9 @@ public:
                                             mlir::Value value, int depth = 0);
   /// How a false comparison reads: "y[3] = 1.5, expected 2" or
   /// "n = -3, not sge 0".
+  /// The elements read out of bounds (no fault in a clause) that the
+  /// operands of `op` were computed from ("x[1000], outside x[1000]").
+  std::string outOfBoundsReads(EvalContext &context, mlir::Operation *op);
   std::string describeFalseComparison(EvalContext &context, mlir::Operation *op,
                                       const RuntimeValue &lhs,
                                       const RuntimeValue &rhs, bool equality,

@@ -193,9 +193,47 @@ std::string KernelInterpreter::describeFalseComparison(
   // An unsigned comparison (ult, ..., uge) shows its operands unsigned.
   bool asUnsigned = predicate.size() == 3 && predicate[0] == 'u';
   lhsText += " = " + formatValue(lhs, asUnsigned) + (neverWritten ? " (never written)" : "");
-  if (equality)
-    return lhsText + ", expected " + formatValue(rhs, asUnsigned);
-  return lhsText + ", not " + predicate + " " + formatValue(rhs, asUnsigned);
+  std::string text = equality ? lhsText + ", expected " + formatValue(rhs, asUnsigned)
+                              : lhsText + ", not " + predicate + " " + formatValue(rhs, asUnsigned);
+  // A value the clause read past the end of its buffer (no fault in a
+  // clause, where `p ==> q` reads q's elements eagerly) has no meaning: the
+  // comparison with it says so, not just "expected nan".
+  std::string outside = outOfBoundsReads(context, op);
+  if (!outside.empty())
+    text += " (the clause reads " + outside + ")";
+  return text;
+}
+
+std::string KernelInterpreter::outOfBoundsReads(EvalContext &context, Operation *op) {
+  std::vector<std::string> found;
+  llvm::SmallPtrSet<Operation *, 32> seen;
+  SmallVector<Operation *> todo{op};
+  while (!todo.empty() && seen.size() < 256 && found.size() < 2) {
+    Operation *at = todo.pop_back_val();
+    if (!seen.insert(at).second)
+      continue;
+    for (Value v : at->getOperands()) {
+      auto loaded = context.loadedFrom.find(v);
+      if (loaded != context.loadedFrom.end()) {
+        const ElementAddress &e = loaded->second;
+        // Out of bounds: no address although the buffer holds data.
+        if (!e.address && e.name && (!e.buffer || e.buffer->data)) {
+          std::string what = e.text() + ", outside " + *e.name;
+          if (e.buffer)
+            what += "[" + formatIndices(e.buffer->dims) + "]";
+          if (std::find(found.begin(), found.end(), what) == found.end())
+            found.push_back(what);
+        }
+        continue;
+      }
+      if (Operation *def = v.getDefiningOp())
+        todo.push_back(def);
+    }
+  }
+  std::string out;
+  for (const std::string &f : found)
+    out += (out.empty() ? "" : " and ") + f;
+  return out;
 }
 
 } // namespace interp
