@@ -162,6 +162,61 @@ TEST(Extrema, ButterflyAndFoldOverOneLeafSetAreOneTerm) {
   EXPECT_FALSE(canonicalExtrema(z, query(true), 1000).has_value());
 }
 
+TEST(Extrema, LoopValuesEqualAsValuesStandInForTheirInterleavedFolds) {
+  // Four lanes hold m_l == max(k in l..n step 4: x[k]) (equal as values: the
+  // clause's `==`); a butterfly over them against max(j in 0..n: x[j]).
+  z3::context z;
+  z3::sort f32 = z.fpa_sort<32>();
+  z3::func_decl x = z.function("x", z.int_sort(), f32);
+  z3::expr k = z.int_const("k"), n = z.int_const("n");
+  z3::expr body = z3::lambda(k, x(k));
+  z3::sort_vector args(z);
+  for (z3::sort s : {body.get_sort(), z.int_sort(), z.int_sort(), z.int_sort()})
+    args.push_back(s);
+  z3::func_decl red = z.function("reduce_max_n", args, f32);
+  z3::func_decl after = z.function("after_loop!1", z.int_sort(), f32);
+  auto sameValue = [&](const z3::expr &a, const z3::expr &b) {
+    return a == b || z3::expr(z, Z3_mk_fpa_eq(z, a, b));
+  };
+  auto query = [&](unsigned lanes, bool signOfResult) {
+    z3::expr_vector in(z);
+    in.push_back(n >= 1);
+    std::vector<z3::expr> m;
+    for (unsigned l = 0; l < 4; ++l) {
+      z3::expr count = z3::ite(n <= int(l), z.int_val(0), (n - int(l) + 3) / 4);
+      z3::expr_vector a(z);
+      a.push_back(body);
+      a.push_back(z.int_val(l));
+      a.push_back(count);
+      a.push_back(z.int_val(4));
+      in.push_back(sameValue(after(z.int_val(l)), red(a)));
+      if (l < lanes)
+        m.push_back(after(z.int_val(l)));
+    }
+    z3::expr_vector a(z);
+    a.push_back(body);
+    a.push_back(z.int_val(0));
+    a.push_back(z3::ite(n <= 0, z.int_val(0), n));
+    a.push_back(z.int_val(1));
+    z3::expr spec = red(a), code = tree(z, false, m, 0, m.size(), false);
+    if (signOfResult) // 1 / y tells -0 from +0: the values may not stand in
+      in.push_back(z3::expr(z, Z3_mk_fpa_is_negative(z, code)) !=
+                   z3::expr(z, Z3_mk_fpa_is_negative(z, spec)));
+    else
+      in.push_back(!sameValue(code, spec));
+    return in;
+  };
+  std::optional<z3::expr_vector> out = canonicalExtrema(z, query(4, false), 8, true);
+  ASSERT_TRUE(out.has_value());
+  EXPECT_EQ(solved(*out), z3::unsat);
+  // A lane missing, or a zero's sign asked for: not refuted.
+  for (auto [lanes, sign] : {std::pair{3u, false}, std::pair{4u, true}}) {
+    out = canonicalExtrema(z, query(lanes, sign), 8, true);
+    if (out)
+      EXPECT_NE(solved(*out), z3::unsat);
+  }
+}
+
 TEST(Z3Api, MoveAssignmentReleasesTheOldTerm) {
   // Z3 4.8's z3++.h leaked the old term of `e = <temporary>`; a leaked lambda
   // made Z3_del_context end the process (exit 114). The build uses the header

@@ -275,10 +275,18 @@ z3::expr ieeeExtremum(z3::context &c, bool isMin, const z3::expr &a, const z3::e
 /// ...), rewritten to the fold of its set of leaves, after equations are solved
 /// and known literals propagated: two trees over the same leaves (a warp's
 /// `shfl_xor` butterfly and a clause's `max(j in 0..32: ...)`) become one term.
-/// Equisatisfiable with `in` (the operations are associative, commutative and
-/// idempotent); nothing when it has fewer than `minTrees` of them.
+/// Before that, a loop's value known through its invariant as equal in value
+/// to a fold (`m == max(k in lane..j step 32: ...)`, -0 == +0) takes the fold's
+/// place where only its value counts, and a fold whose terms a tree gathers at
+/// a larger step is split into its interleaved folds at that step. Unsat only
+/// if `in` is (the operations are associative, commutative and idempotent; a
+/// model of `in` is one of the result); nothing when it has fewer than
+/// `minTrees` of them and no fold, or, with `onlyRewritten`, when neither of
+/// the two rewrites applies. `foldsSplit`, if given, tells whether a fold was
+/// split.
 std::optional<z3::expr_vector> canonicalExtrema(z3::context &context, const z3::expr_vector &in,
-                                                unsigned minTrees);
+                                                unsigned minTrees, bool onlyRewritten = false,
+                                                bool *foldsSplit = nullptr);
 
 /// Ground instances of the universally quantified assertions among `asserts`
 /// at the ground terms of `asserts` that match one of their triggers (an
