@@ -84,6 +84,20 @@ std::optional<Extremum> asExtremum(const z3::expr &t) {
   return Extremum{isMin, a, b};
 }
 
+/// `e` with `f` applied to each of its arguments (`e` itself where none
+/// changes).
+template <typename F> z3::expr withArgs(const z3::expr &e, F &&f) {
+  if (!e.is_app() || e.num_args() == 0)
+    return e;
+  z3::expr_vector args(e.ctx());
+  bool changed = false;
+  for (unsigned i = 0; i < e.num_args(); ++i) {
+    args.push_back(f(e.arg(i)));
+    changed = changed || !z3::eq(args.back(), e.arg(i));
+  }
+  return changed ? e.decl()(args) : e;
+}
+
 /// Rewrites the terms of `in` bottom-up with `f` (applied to each term after
 /// its arguments), memoized by AST id; quantifier bodies are left as they are.
 class Rewriter {
@@ -93,18 +107,7 @@ public:
     unsigned id = Z3_get_ast_id(e.ctx(), e);
     if (auto it = memo.find(id); it != memo.end())
       return it->second;
-    z3::expr r = e;
-    if (e.is_app() && e.num_args() > 0) {
-      z3::expr_vector args(e.ctx());
-      bool changed = false;
-      for (unsigned i = 0; i < e.num_args(); ++i) {
-        args.push_back((*this)(e.arg(i)));
-        changed = changed || !z3::eq(args.back(), e.arg(i));
-      }
-      if (changed)
-        r = e.decl()(args);
-    }
-    r = f(r);
+    z3::expr r = f(withArgs(e, [&](const z3::expr &a) { return (*this)(a); }));
     memo.emplace(id, r);
     keep.push_back(e);
     return r;
@@ -127,6 +130,19 @@ bool isFold(const z3::expr &t) {
   return name == "reduce_max_n" || name == "reduce_min_n";
 }
 
+/// `in` with the terms `from` replaced by `to` (`rewritten` set where there
+/// are any).
+z3::expr_vector substituted(const z3::expr_vector &in, z3::expr_vector &from,
+                            z3::expr_vector &to, bool &rewritten) {
+  if (from.empty())
+    return in;
+  rewritten = true;
+  z3::expr_vector out(in.ctx());
+  for (z3::expr e : in)
+    out.push_back(e.substitute(from, to));
+  return out;
+}
+
 /// `e` with the bound variables of its lambdas renamed `k!0`, `k!1`, ...: the
 /// bodies of two folds over the same terms (`lambda k!7. x[r, k!7]` from the
 /// code, `lambda k!11. x[r, k!11]` from the clause) become one term.
@@ -147,15 +163,8 @@ z3::expr sameLambdaNames(const z3::expr &e, std::unordered_map<unsigned, z3::exp
       names.push_back(Z3_mk_string_symbol(c, ("k!" + std::to_string(i)).c_str()));
     }
     r = z3::expr(c, Z3_mk_lambda(c, n, sorts.data(), names.data(), body));
-  } else if (e.is_app() && e.num_args() > 0) {
-    z3::expr_vector args(c);
-    bool changed = false;
-    for (unsigned i = 0; i < e.num_args(); ++i) {
-      args.push_back(sameLambdaNames(e.arg(i), memo, keep));
-      changed = changed || !z3::eq(args.back(), e.arg(i));
-    }
-    if (changed)
-      r = e.decl()(args);
+  } else {
+    r = withArgs(e, [&](const z3::expr &a) { return sameLambdaNames(a, memo, keep); });
   }
   memo.emplace(id, r);
   keep.push_back(e);
@@ -367,13 +376,7 @@ z3::expr_vector substituteValueEqualities(z3::context &context, const z3::expr_v
       f.push_back(from[i]);
       t.push_back(to[i]);
     }
-  if (f.empty())
-    return in;
-  rewritten = true;
-  z3::expr_vector out(context);
-  for (z3::expr e : in)
-    out.push_back(e.substitute(f, t));
-  return out;
+  return substituted(in, f, t, rewritten);
 }
 
 /// Step 2b of canonicalExtrema: each fold (isFold) of floats whose body and
@@ -463,13 +466,7 @@ z3::expr_vector interleaveFolds(z3::context &context, const z3::expr_vector &in,
     from.push_back(fold);
     to.push_back(*tree);
   }
-  if (from.empty())
-    return in;
-  rewritten = true;
-  z3::expr_vector out(context);
-  for (z3::expr e : in)
-    out.push_back(e.substitute(from, to));
-  return out;
+  return substituted(in, from, to, rewritten);
 }
 } // namespace
 
@@ -627,15 +624,8 @@ std::optional<z3::expr_vector> kuiper::solver::canonicalExtrema(z3::context &con
       r = ls[0];
       for (size_t i = 1; i < ls.size(); ++i)
         r = ieeeExtremum(context, *isMin, r, ls[i]);
-    } else if (t.is_app() && t.num_args() > 0) {
-      z3::expr_vector args(context);
-      bool changed = false;
-      for (unsigned i = 0; i < t.num_args(); ++i) {
-        args.push_back(canonical(t.arg(i)));
-        changed = changed || !z3::eq(args.back(), t.arg(i));
-      }
-      if (changed)
-        r = t.decl()(args);
+    } else {
+      r = withArgs(t, canonical);
     }
     done.emplace(id, r);
     keep.push_back(t);

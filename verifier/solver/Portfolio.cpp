@@ -169,18 +169,27 @@ bool equationsRefute(z3::context &context, const z3::expr_vector &asserts,
   return true;
 }
 
-/// Stage 0 alone on `query` under `rlimit` and the quick CPU guard.
-std::pair<z3::check_result, z3::solver> equationsOnly(z3::context &context,
-                                                      const z3::expr_vector &query,
-                                                      uint64_t rlimit, const Limits &limits,
-                                                      CpuWatchdog *watchdog, bool *interrupted) {
-  z3::solver s = equationSolver(context);
-  s.set(rlimitParams(context, rlimit));
+/// `s` (set up with `params`) on `query` under the quick CPU guard.
+std::pair<z3::check_result, z3::solver> quickCheck(z3::context &context, z3::solver s,
+                                                   const z3::params &params,
+                                                   const z3::expr_vector &query,
+                                                   const Limits &limits, CpuWatchdog *watchdog,
+                                                   bool *interrupted) {
+  s.set(params);
   for (auto a : query)
     s.add(a);
   GuardedCall guard(watchdog, context, limits.quickCpuGuardSeconds, interrupted);
   z3::check_result r = s.check();
   return {r, s};
+}
+
+/// Stage 0 alone on `query` under `rlimit` and the quick CPU guard.
+std::pair<z3::check_result, z3::solver> equationsOnly(z3::context &context,
+                                                      const z3::expr_vector &query,
+                                                      uint64_t rlimit, const Limits &limits,
+                                                      CpuWatchdog *watchdog, bool *interrupted) {
+  return quickCheck(context, equationSolver(context), rlimitParams(context, rlimit), query, limits,
+                    watchdog, interrupted);
 }
 
 /// Stage 0 then simplify-then-smt on `query` under `rlimit` and the quick
@@ -197,13 +206,8 @@ std::pair<z3::check_result, z3::solver> simplifyThenSmt(z3::context &context,
   auto [r, s] = equationsOnly(context, query, rlimit, limits, watchdog, interrupted);
   if (r == z3::unsat || (interrupted && *interrupted))
     return {r, s};
-  z3::solver t = tacticSolver(context, rlimit);
-  t.set(solverParams(context, rlimit));
-  for (auto a : query)
-    t.add(a);
-  GuardedCall guard(watchdog, context, limits.quickCpuGuardSeconds, interrupted);
-  z3::check_result rt = t.check();
-  return {rt, t};
+  return quickCheck(context, tacticSolver(context, rlimit), solverParams(context, rlimit), query,
+                    limits, watchdog, interrupted);
 }
 
 /// Stage 1b: the query with its trees of maxima and minima folded over their
