@@ -243,14 +243,15 @@ std::optional<std::pair<z3::expr, z3::expr>> sameValue(const z3::expr &e) {
   return pair;
 }
 
-/// The float terms of `candidates` (by AST id) that `in` uses somewhere a
+/// The float terms of `candidates` (by AST id) that the assertions
+/// `conjuncts` (their top-level conjunctions split) use somewhere a
 /// value of the same class (equal up to the sign of a zero) could tell apart
 /// from them: outside the comparisons and classifications that ignore a
 /// zero's sign, the value pairs of sameValue, and +, -, *, negation,
 /// absolute value, `ite` branches and trees of maxima or minima in such a
 /// place, all of which give values of one class for operands of one class.
 template <typename TreeKind>
-std::set<unsigned> sensitiveUses(z3::context &context, const z3::expr_vector &in,
+std::set<unsigned> sensitiveUses(z3::context &context, const std::vector<z3::expr> &conjuncts,
                                  const std::set<unsigned> &candidates, TreeKind isTree) {
   std::set<unsigned> bad;
   std::set<std::pair<unsigned, bool>> seen;
@@ -304,9 +305,6 @@ std::set<unsigned> sensitiveUses(z3::context &context, const z3::expr_vector &in
   };
   // `a != b` and `!fp.eq(a, b)` both asserted: "a and b are different
   // values" (a clause's negated `==`, split by the simplifier).
-  std::vector<z3::expr> conjuncts;
-  for (const z3::expr &e : in)
-    conjunctsOf(e, conjuncts);
   std::set<std::pair<unsigned, unsigned>> notFpEq;
   for (const z3::expr &c : conjuncts)
     if (kindIs(c, Z3_OP_NOT, 1) && kindIs(c.arg(0), Z3_OP_FPA_EQ, 2)) {
@@ -364,7 +362,7 @@ z3::expr_vector substituteValueEqualities(z3::context &context, const z3::expr_v
   }
   if (candidates.empty())
     return in;
-  std::set<unsigned> bad = sensitiveUses(context, in, candidates, isTree);
+  std::set<unsigned> bad = sensitiveUses(context, conjuncts, candidates, isTree);
   z3::expr_vector f(context), t(context);
   for (unsigned i = 0; i < from.size(); ++i)
     if (!bad.count(Z3_get_ast_id(context, from[i])))
@@ -434,8 +432,8 @@ z3::expr_vector interleaveFolds(z3::context &context, const z3::expr_vector &in,
     int64_t K = it->second / s;
     z3::expr body = fold.arg(0), lo = fold.arg(1), count = fold.arg(2);
     // A count `max(X, 0)` (`ite(X <= 0, 0, X)`, the count of a range `lo..hi`
-    // step 1) has the same parts as X itself, written as a lane's are.
-    // (As a tree of integer maxima here, step 1.)
+    // step 1, or that ite made a tree of integer maxima in step 1) has the
+    // same parts as X itself, written as a lane's are (i >= 0 below).
     auto isZero = [](const z3::expr &e) {
       int64_t v;
       return e.is_numeral_i64(v) && v == 0;

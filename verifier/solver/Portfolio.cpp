@@ -141,34 +141,6 @@ z3::solver equationSolver(z3::context &context) {
       .mk_solver();
 }
 
-/// Whether stage 0 alone (floats abstracted, equations solved: see
-/// docs/verification.md) shows `asserts` unsat under kProbeRlimit: the cheap
-/// test before a split on every thread. (Not stages 0-1 whole: what they
-/// leave in the lane's context changes what the later stages do, and a layer
-/// norm's postcondition took 27 s instead of 3 after them.)
-bool equationsRefute(z3::context &context, const z3::expr_vector &asserts,
-                     const Limits &limits, std::string *certificate, CpuWatchdog *watchdog,
-                     bool *interrupted) {
-  bool stopped = false, quantified = false;
-  auto budgetGone = [&] { return watchdog && watchdog->budgetRanOut(); };
-  std::optional<z3::expr_vector> abstracted =
-      abstractFloats(context, asserts, budgetGone, &stopped, &quantified, true);
-  if (stopped)
-    return false;
-  if (abstracted && quantified && bitBlastSeconds(asserts) == 0)
-    abstracted.reset(); // as stage 1 does
-  z3::solver s = equationSolver(context);
-  s.set(rlimitParams(context, kProbeRlimit));
-  for (const z3::expr &a : abstracted ? *abstracted : asserts)
-    s.add(a);
-  GuardedCall guard(watchdog, context, limits.quickCpuGuardSeconds, interrupted);
-  if (s.check() != z3::unsat)
-    return false;
-  if (certificate)
-    *certificate = (abstracted ? kAbstractedHeader : "") + s.to_smt2();
-  return true;
-}
-
 /// `s` (set up with `params`) on `query` under the quick CPU guard.
 std::pair<z3::check_result, z3::solver> quickCheck(z3::context &context, z3::solver s,
                                                    const z3::params &params,
@@ -190,6 +162,31 @@ std::pair<z3::check_result, z3::solver> equationsOnly(z3::context &context,
                                                       CpuWatchdog *watchdog, bool *interrupted) {
   return quickCheck(context, equationSolver(context), rlimitParams(context, rlimit), query, limits,
                     watchdog, interrupted);
+}
+
+/// Whether stage 0 alone (floats abstracted, equations solved: see
+/// docs/verification.md) shows `asserts` unsat under kProbeRlimit: the cheap
+/// test before a split on every thread. (Not stages 0-1 whole: what they
+/// leave in the lane's context changes what the later stages do, and a layer
+/// norm's postcondition took 27 s instead of 3 after them.)
+bool equationsRefute(z3::context &context, const z3::expr_vector &asserts,
+                     const Limits &limits, std::string *certificate, CpuWatchdog *watchdog,
+                     bool *interrupted) {
+  bool stopped = false, quantified = false;
+  auto budgetGone = [&] { return watchdog && watchdog->budgetRanOut(); };
+  std::optional<z3::expr_vector> abstracted =
+      abstractFloats(context, asserts, budgetGone, &stopped, &quantified, true);
+  if (stopped)
+    return false;
+  if (abstracted && quantified && bitBlastSeconds(asserts) == 0)
+    abstracted.reset(); // as stage 1 does
+  auto [r, s] = equationsOnly(context, abstracted ? *abstracted : asserts, kProbeRlimit, limits,
+                              watchdog, interrupted);
+  if (r != z3::unsat)
+    return false;
+  if (certificate)
+    *certificate = (abstracted ? kAbstractedHeader : "") + s.to_smt2();
+  return true;
 }
 
 /// Stage 0 then simplify-then-smt on `query` under `rlimit` and the quick
