@@ -422,11 +422,17 @@ solveLaunch(const Module &m, const KernelInfo &info, const Args &args,
 
 } // namespace
 
-void fillInputs(const Module &module, const std::string &kernel, Args &args,
-                uint64_t seed, bool edge, bool indices) {
+namespace {
+
+/// fillInputs: edge cases among the values, index-like values, ramps (index
+/// -like too). Edge and index together: floats with edge cases, integers
+/// indices (edge inputs where a `requires` bounds the integer data).
+void fillValues(const Module &module, const std::string &kernel, Args &args, uint64_t seed,
+                bool edge, bool indices, bool ramp) {
   const KernelInfo *k = module.kernel(kernel);
   if (!k)
     return;
+  indices |= ramp;
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> u(-2.0, 2.0), unit(0.0, 1.0);
   // Indices: below the smallest positive integer scalar (a size).
@@ -443,16 +449,30 @@ void fillInputs(const Module &module, const std::string &kernel, Args &args,
     int64_t n = b->numElements();
     bool isFloat = isFloatType(b->elemType), f64 = b->elemType == "f64";
     bool wide = b->elemType == "i64" || b->elemType == "u64";
+    // Ramps: position along the last dimension, rising in even rows and
+    // falling in odd ones.
+    int64_t len = b->dims.empty() ? 1 : std::max<int64_t>(b->dims.back(), 1);
+    int64_t rows = std::max<int64_t>(n / len, 1);
+    auto rampStep = [&](int64_t i) {
+      int64_t row = i / len, col = i % len;
+      return row % 2 ? len - 1 - col : col;
+    };
     EdgeRuns runs(rng, isFloat ? (f64 ? std::size(kF64Edges) : std::size(kF32Edges))
                                : std::size(kI32Edges));
     for (int64_t i = 0; i < n; ++i) {
       std::optional<size_t> e = edge && b->elemType != "bool" && (isFloat || !indices)
                                     ? runs.next()
                                     : std::nullopt;
-      if (isFloat) {
+      if (isFloat && ramp) {
+        // In [0, 1): the step along the row, then the row as a fraction of
+        // a step (distinct values while rows * length < 2^24 in f32).
+        b->set(i, double(rampStep(i) * rows + i / len) / double(rows * len));
+      } else if (isFloat) {
         b->set(i, e ? (f64 ? kF64Edges : kF32Edges)[*e] : indices ? unit(rng) : u(rng));
       } else if (b->elemType == "bool") {
         b->set(i, rng() % 2);
+      } else if (ramp) {
+        b->set(i, indexBound ? double(rampStep(i) % indexBound) : 0.0);
       } else if (indices) {
         b->set(i, indexBound ? (double)(int64_t)(rng() % uint64_t(indexBound)) : 0.0);
       } else if (e) {
@@ -468,8 +488,16 @@ void fillInputs(const Module &module, const std::string &kernel, Args &args,
   }
 }
 
+} // namespace
+
+void fillInputs(const Module &module, const std::string &kernel, Args &args, uint64_t seed,
+                InputValues values) {
+  fillValues(module, kernel, args, seed, values == InputValues::Edge,
+             values == InputValues::Index, values == InputValues::Ramp);
+}
+
 InputFill fillInputsMeetingRequires(const Module &module, const std::string &kernel, Args &args,
-                                    uint64_t seed, bool edge, bool indices) {
+                                    uint64_t seed, InputValues values) {
   InputFill out;
   const KernelInfo *k = module.kernel(kernel);
   Executor probe;
@@ -485,14 +513,17 @@ InputFill fillInputsMeetingRequires(const Module &module, const std::string &ker
     bool indices, zero;
     const char *how;
   };
-  const Try tries[] = {{indices, false, ""},
-                       {indices, true, "inout buffers zeroed"},
+  bool edge = values == InputValues::Edge, ramp = values == InputValues::Ramp;
+  // Index and Ramp values are index-like already: their fallback is zeroed
+  // accumulators only.
+  bool indexLike = values == InputValues::Index || ramp;
+  const Try tries[] = {{indexLike, false, ""},
+                       {indexLike, true, "inout buffers zeroed"},
                        {true, false, "--inputs index"},
                        {true, true, "--inputs index, inout buffers zeroed"}};
-  for (const Try &t : tries) {
-    if (indices && !t.indices)
-      continue;
-    fillInputs(module, kernel, args, seed, edge, t.indices);
+  for (size_t i = 0; i < (indexLike ? 2 : std::size(tries)); ++i) {
+    const Try &t = tries[i];
+    fillValues(module, kernel, args, seed, edge, t.indices, ramp);
     if (t.zero && k)
       zeroInout();
     Result<LaunchInfo> info = probe.describe(module, kernel, args);

@@ -245,16 +245,32 @@ Result<std::vector<std::string>> chooseScalars(const Module &module,
                                                bool solve = true,
                                                const std::string &favour = "");
 
+/// The values fillInputs gives the input buffers.
+enum class InputValues {
+  /// Seeded random values: floats in [-2, 2), integers in [-100, 100],
+  /// bools 0/1.
+  Random,
+  /// Half of the values edge cases instead (+-0, +-inf, NaN, denormals,
+  /// huge and tiny values; INT_MIN/INT_MAX, -1, 0, 1), in runs.
+  Edge,
+  /// Integer buffers hold indices: values in [0, B) for B the smallest
+  /// positive integer scalar of `args` (class targets, gathers); float
+  /// buffers values in [0, 1) (probabilities, masks, `requires x[i] >= 0 &&
+  /// x[i] < 1`).
+  Index,
+  /// Ramps along the last dimension, in [0, 1): rising in even rows,
+  /// falling in odd ones, each row a little above the one before (distinct
+  /// values). A row's maximum is its last element or its first, its minimum
+  /// the other: a reduction that loses an end of a row (a bound one off, the
+  /// last warp of a block never gathered) shows in every such row, where
+  /// random values show it in a few. Integers as with Index, ramped too.
+  Ramp,
+};
+
 /// Fills the `in` and `inout` buffers of `kernel` bound in `args` with
-/// seeded random values: floats in [-2, 2), integers in [-100, 100], bools
-/// 0/1. With `edge`, half of the values are edge cases instead (+-0, +-inf,
-/// NaN, denormals, huge and tiny values; INT_MIN/INT_MAX, -1, 0, 1). With
-/// `indices`, integer buffers hold indices instead: values in [0, B) for B
-/// the smallest positive integer scalar of `args` (class targets, gathers),
-/// and float buffers values in [0, 1) (probabilities, masks, `requires
-/// x[i] >= 0 && x[i] < 1`).
+/// seeded `values` (see InputValues).
 void fillInputs(const Module &module, const std::string &kernel, Args &args,
-                uint64_t seed, bool edge = false, bool indices = false);
+                uint64_t seed, InputValues values = InputValues::Random);
 
 /// What fillInputsMeetingRequires did.
 struct InputFill {
@@ -266,11 +282,12 @@ struct InputFill {
 
 /// fillInputs, and where its values break a `requires` over the data, other
 /// values, the first that meet it: the same with the `inout` buffers zeroed (an
-/// accumulator, `requires y[0] == 0.0`), `indices` values (`x[i] >= 0.0 && x[i]
-/// < 1.0`, class targets below a count), `indices` with the `inout` buffers
+/// accumulator, `requires y[0] == 0.0`), Index values (`x[i] >= 0.0 && x[i]
+/// < 1.0`, class targets below a count), Index with the `inout` buffers
 /// zeroed (what `kuiper-run` and the runs before and after a proof do).
 InputFill fillInputsMeetingRequires(const Module &module, const std::string &kernel, Args &args,
-                                    uint64_t seed, bool edge = false, bool indices = false);
+                                    uint64_t seed,
+                                    InputValues values = InputValues::Random);
 
 /// Builds a Module from kuiper IR text (no front end, no verification):
 /// for tests, replay and `kuiper-run file.mlir`.

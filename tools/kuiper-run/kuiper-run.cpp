@@ -1,7 +1,7 @@
 //===- kuiper-run.cpp - Run a Kuiper kernel on the CPU executor or a GPU ---===//
 //
 //   kuiper-run FILE [--kernel K] [--set n=1000 ...] [--seed S]
-//              [--inputs random|edge|index] [--device cpu|cuda]
+//              [--inputs random|edge|index|ramp] [--device cpu|cuda]
 //              [--schedule inorder|reverse|random] [--check] [--json]
 //
 // FILE is `.kp` source (compiled with kuiper::Compiler, verification off) or
@@ -37,7 +37,7 @@ struct Options {
 void usage() {
   std::cerr
       << "usage: kuiper-run FILE [--kernel K] [--set NAME=VALUE ...] [--seed S]\n"
-         "                  [--inputs random|edge|index] [--device cpu|cuda]\n"
+         "                  [--inputs random|edge|index|ramp] [--device cpu|cuda]\n"
          "                  [--schedule inorder|reverse|random] [--check] [--json]\n";
 }
 
@@ -123,8 +123,9 @@ static int parseArguments(int argc, char **argv, Options &o) {
         return bad("--seed needs a number");
       o.seed = std::strtoull(v.c_str(), nullptr, 0);
     } else if (a == "--inputs") {
-      if (!value(o.inputs) || (o.inputs != "random" && o.inputs != "edge" && o.inputs != "index"))
-        return bad("--inputs takes random, edge or index");
+      if (!value(o.inputs) || (o.inputs != "random" && o.inputs != "edge" && o.inputs != "index" &&
+                                o.inputs != "ramp"))
+        return bad("--inputs takes random, edge, index or ramp");
     } else if (a == "--device") {
       if (!value(o.device) || (o.device != "cpu" && o.device != "cuda"))
         return bad("--device takes cpu or cuda");
@@ -345,7 +346,10 @@ int main(int argc, char **argv) {
       std::cerr << "kuiper-run: note: random inputs break the requires clause (" << fill.broken
                 << "); using " << fill.fallback << "\n";
   } else {
-    fillInputs(*mod, k->name, args, o.seed, o.inputs == "edge", o.inputs == "index");
+    fillInputs(*mod, k->name, args, o.seed,
+               o.inputs == "edge"    ? InputValues::Edge
+               : o.inputs == "index" ? InputValues::Index
+                                     : InputValues::Ramp);
   }
 
   RunOutcome run;
