@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <limits>
 #include <map>
 #include <set>
 #include <unordered_map>
@@ -466,6 +467,143 @@ z3::expr_vector interleaveFolds(z3::context &context, const z3::expr_vector &in,
   }
   return substituted(in, from, to, rewritten);
 }
+/// The uninterpreted constants of `e` (outside quantifier bodies).
+void constantsOf(const z3::expr &e, std::set<unsigned> &seen, std::vector<z3::expr> &out) {
+  if (!e.is_app() || !seen.insert(Z3_get_ast_id(e.ctx(), e)).second)
+    return;
+  if (e.is_const() && e.decl().decl_kind() == Z3_OP_UNINTERPRETED) {
+    out.push_back(e);
+    return;
+  }
+  for (unsigned i = 0; i < e.num_args(); ++i)
+    constantsOf(e.arg(i), seen, out);
+}
+
+/// The integer constants of a query that its assertions bound within a
+/// warp's lanes, [0, 32) (a thread's lane, or the clause's variable it was
+/// equated with), with the values they allow: the bounds of its top-level
+/// conjuncts that compare the constant with a numeral decide (others only
+/// narrow it further, so the values found include every value it can take).
+class LaneRanges {
+public:
+  LaneRanges(const z3::expr_vector &asserts) {
+    std::vector<z3::expr> conjuncts;
+    for (const z3::expr &a : asserts)
+      conjunctsOf(a, conjuncts);
+    for (const z3::expr &k : conjuncts)
+      bound(k);
+  }
+
+  /// The values `c` may take, all in [0, 32); empty where its bounds do not
+  /// keep it so.
+  std::vector<int64_t> values(const z3::expr &c) const {
+    std::vector<int64_t> out;
+    auto it = ranges.find(Z3_get_ast_id(c.ctx(), c));
+    if (it == ranges.end() || it->second.first < 0 || it->second.second > 31)
+      return out;
+    for (int64_t v = it->second.first; v <= it->second.second; ++v)
+      out.push_back(v);
+    return out;
+  }
+
+private:
+  /// Narrows the range of the constant `k` compares with a numeral, if it
+  /// does: `c >= n`, `c < n`, `n <= c`, `not (n <= c)`, `c = n`, ...
+  void bound(z3::expr k) {
+    bool negated = false;
+    if (k.is_app() && k.decl().decl_kind() == Z3_OP_NOT) {
+      negated = true;
+      k = k.arg(0);
+    }
+    if (!k.is_app() || k.num_args() != 2)
+      return;
+    Z3_decl_kind op = k.decl().decl_kind();
+    z3::expr x = k.arg(0), y = k.arg(1);
+    int64_t n = 0;
+    bool swapped = false;
+    if (y.is_numeral_i64(n) && x.is_const() && x.is_int()) {
+    } else if (x.is_numeral_i64(n) && y.is_const() && y.is_int()) {
+      std::swap(x, y);
+      swapped = true;
+    } else {
+      return;
+    }
+    if (x.decl().decl_kind() != Z3_OP_UNINTERPRETED)
+      return;
+    // As `c OP n`.
+    if (swapped)
+      op = op == Z3_OP_LE ? Z3_OP_GE : op == Z3_OP_GE ? Z3_OP_LE
+         : op == Z3_OP_LT ? Z3_OP_GT : op == Z3_OP_GT ? Z3_OP_LT : op;
+    if (negated)
+      op = op == Z3_OP_LE ? Z3_OP_GT : op == Z3_OP_GE ? Z3_OP_LT
+         : op == Z3_OP_LT ? Z3_OP_GE : op == Z3_OP_GT ? Z3_OP_LE : Z3_OP_TRUE;
+    auto &[lo, hi] = ranges.try_emplace(Z3_get_ast_id(x.ctx(), x),
+                                        std::numeric_limits<int64_t>::min(),
+                                        std::numeric_limits<int64_t>::max())
+                         .first->second;
+    switch (op) {
+    case Z3_OP_LE: hi = std::min(hi, n); break;
+    case Z3_OP_LT: hi = std::min(hi, n - 1); break;
+    case Z3_OP_GE: lo = std::max(lo, n); break;
+    case Z3_OP_GT: lo = std::max(lo, n + 1); break;
+    case Z3_OP_EQ: lo = std::max(lo, n); hi = std::min(hi, n); break;
+    default: break;
+    }
+  }
+
+  std::map<unsigned, std::pair<int64_t, int64_t>> ranges;
+};
+
+/// Step 3's lane symmetry: the leaves of a tree of maxima or minima, for
+/// the first value the query allows an integer constant bound within a warp
+/// (LaneRanges) that they mention, where every value it allows gives the same
+/// set of leaves. The tree's value is then the same for every value of the
+/// constant (it is a function of its set of leaves), and those leaves stand
+/// for it: a `shfl_xor` butterfly gives lane l the folds that start at
+/// l ^ 16, l ^ 8, ..., lane 0 those that start at 0..31, and the interleaved
+/// folds of a clause's maximum start at 0..31 too.
+std::optional<std::vector<z3::expr>> laneSymmetric(z3::context &context,
+                                                   const std::vector<z3::expr> &ls,
+                                                   const LaneRanges &ranges) {
+  std::set<unsigned> seen;
+  std::vector<z3::expr> consts;
+  for (const z3::expr &l : ls)
+    constantsOf(l, seen, consts);
+  for (const z3::expr &c : consts) {
+    if (!c.is_int())
+      continue;
+    std::vector<int64_t> values = ranges.values(c);
+    if (values.empty())
+      continue;
+    std::optional<std::vector<unsigned>> first;
+    std::vector<z3::expr> firstLeaves;
+    bool same = true;
+    for (int64_t v : values) {
+      z3::expr_vector from(context), to(context);
+      from.push_back(c);
+      to.push_back(context.int_val(v));
+      std::vector<z3::expr> at;
+      std::vector<unsigned> ids;
+      for (const z3::expr &l : ls) {
+        at.push_back(z3::expr(l).substitute(from, to).simplify());
+        ids.push_back(Z3_get_ast_id(context, at.back()));
+      }
+      std::sort(ids.begin(), ids.end());
+      ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+      if (!first) {
+        first = ids;
+        firstLeaves = at;
+      } else if (*first != ids) {
+        same = false;
+        break;
+      }
+    }
+    if (same)
+      return firstLeaves;
+  }
+  return std::nullopt;
+}
+
 } // namespace
 
 z3::expr kuiper::solver::ieeeExtremum(z3::context &c, bool isMin, const z3::expr &a,
@@ -580,6 +718,7 @@ std::optional<z3::expr_vector> kuiper::solver::canonicalExtrema(z3::context &con
   std::function<z3::expr(const z3::expr &)> canonical;
   std::unordered_map<unsigned, z3::expr> done;
   std::vector<z3::expr> keep;
+  std::optional<LaneRanges> ranges; // made where a tree first needs them
   canonical = [&](const z3::expr &t) -> z3::expr {
     unsigned id = Z3_get_ast_id(context, t);
     if (auto it = done.find(id); it != done.end())
@@ -590,6 +729,13 @@ std::optional<z3::expr_vector> kuiper::solver::canonicalExtrema(z3::context &con
       leaves(t, Z3_get_func_decl_id(context, t.decl()), ls);
       for (z3::expr &l : ls)
         l = canonical(l);
+      if (!ranges)
+        ranges.emplace(prepared);
+      if (auto same = laneSymmetric(context, ls, *ranges)) {
+        ls = *same;
+        for (z3::expr &l : ls)
+          l = canonical(l);
+      }
       // By structural hash (the same in every context), then by id; a fold
       // first by its body, start and step, so that the folds of one body
       // from one start whose counts are written differently (a lane's
