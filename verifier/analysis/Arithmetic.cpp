@@ -816,12 +816,16 @@ bool SymExec::execFloatOp(Operation &op) {
     return true;
   }
   if (isa<arith::MinimumFOp, arith::MaximumFOp>(op)) {
-    set(op.getResult(0), fextremum(get(op.getOperand(0)), get(op.getOperand(1)),
-                                   isa<arith::MinimumFOp>(op)));
+    z3::expr a = get(op.getOperand(0)), b = get(op.getOperand(1));
+    set(op.getResult(0), butterflyStep(a, b, fextremum(a, b, isa<arith::MinimumFOp>(op))));
     return true;
   }
-  if (isa<arith::AddFOp, arith::SubFOp, arith::MulFOp, arith::DivFOp, arith::NegFOp,
-          arith::MinNumFOp, arith::MaxNumFOp, arith::CmpFOp>(op)) {
+  if (isa<arith::AddFOp, arith::MulFOp>(op)) {
+    set(op.getResult(0), butterflyStep(get(op.getOperand(0)), get(op.getOperand(1)), floatOp(op)));
+    return true;
+  }
+  if (isa<arith::SubFOp, arith::DivFOp, arith::NegFOp, arith::MinNumFOp, arith::MaxNumFOp,
+          arith::CmpFOp>(op)) {
     set(op.getResult(0), floatOp(op));
     return true;
   }

@@ -128,7 +128,50 @@ z3::expr SymExec::shuffle(ShuffleOp op) {
     // Reading a lane outside the mask (or not there) gives an undefined value.
     other = z3::ite(laneActive(src, get(op.getMask())), other, havoc("shfl_undefined", v.get_sort()));
   }
-  return z3::ite(valid, other, v);
+  z3::expr result = z3::ite(valid, other, v);
+  if (mode == ShuffleMode::Xor && !op.getMask() && useLanes)
+    xorShuffles.insert_or_assign(Z3_get_ast_id(z, result),
+                                 XorShuffle{result, v, unsigned(dc)});
+  return result;
+}
+
+/// A butterfly `v = op(v, shfl_xor(v, d))` over d = 16, 8, 4, 2, 1 (any order)
+/// with a commutative `op` leaves every lane of the warp with the same value,
+/// bit for bit, whether `op` is associative or not: after the rounds of a set
+/// S of distances, lane l's value depends only on l's class modulo the span
+/// of S (induction: the round of d gives l and l ^ d op(v(l), v(l ^ d)) and
+/// op(v(l ^ d), v(l)), equal as op commutes, and any other lane of their
+/// class one of the two), and the span of all five is the warp. IEEE `+` and
+/// `*` (rounded once), fmaximum and fminimum commute, and so do their real
+/// counterparts. Every lane then computes lane 0's value: modelling it so,
+/// the lanes' copies that later shuffles and clauses read (a softmax's row
+/// maximum inside each lane's `exp(x - m)`) are one term. The convergence
+/// check answers for the lanes being there.
+z3::expr SymExec::butterflyStep(const z3::expr &a, const z3::expr &b, const z3::expr &r) {
+  if (!useLanes || xorShuffles.empty())
+    return r;
+  unsigned rounds = 0;
+  for (auto [value, shuffled] : {std::pair{a, b}, std::pair{b, a}}) {
+    auto s = xorShuffles.find(Z3_get_ast_id(z, shuffled));
+    if (s == xorShuffles.end() || !z3::eq(s->second.source, value))
+      continue;
+    auto before = butterflyRounds.find(Z3_get_ast_id(z, value));
+    rounds = (before == butterflyRounds.end() ? 0u : before->second.second) | s->second.distance;
+  }
+  if (!rounds)
+    return r;
+  if (rounds != 31) {
+    butterflyRounds.insert_or_assign(Z3_get_ast_id(z, r), std::make_pair(r, rounds));
+    return r;
+  }
+  // Lane 0's value, and what is known of the unknowns it reads there (as a
+  // shuffle from lane 0 would give it).
+  z3::expr zero = z.int_val(0);
+  z3::expr known = factsAtLane(r, zero);
+  if (!known.is_true())
+    facts = facts && known;
+  copyTermFacts(r, [&](const z3::expr &e) { return atLane(e, zero); }, z.bool_val(true));
+  return atLane(r, zero);
 }
 
 z3::expr SymExec::vote(VoteOp op) {

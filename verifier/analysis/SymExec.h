@@ -539,6 +539,22 @@ private:
   z3::expr floatOp(mlir::Operation &op);
   z3::expr mathFn(const std::string &name, mlir::Type t, std::vector<z3::expr> args);
   z3::expr shuffle(kuiper::ShuffleOp op);
+  /// `r`, the result of a commutative operation (`+`, `*`, fmaximum,
+  /// fminimum) of `a` and `b`, or, where `b` is `shfl_xor(a, d)` (or `a`
+  /// of `b`) and the rounds so far have gathered every lane (distances 16,
+  /// 8, 4, 2 and 1 in any order), lane 0's value of `r` with the facts about
+  /// it: after such a butterfly every lane holds one value, bit for bit (see
+  /// Collectives.cpp).
+  z3::expr butterflyStep(const z3::expr &a, const z3::expr &b, const z3::expr &r);
+  /// The unmasked `shfl_xor` results by AST id: the value shuffled and the
+  /// distance; and the values a butterfly has gathered so far, with the
+  /// distances (a bit set) of its rounds.
+  struct XorShuffle {
+    z3::expr result, source;
+    unsigned distance;
+  };
+  std::unordered_map<unsigned, XorShuffle> xorShuffles;
+  std::unordered_map<unsigned, std::pair<z3::expr, unsigned>> butterflyRounds;
   z3::expr vote(kuiper::VoteOp op);
   void collective(mlir::Operation *op, mlir::Value mask);
   void execSyncWarp(kuiper::SyncWarpOp op);
