@@ -82,7 +82,7 @@ z3::expr SymExec::shuffle(ShuffleOp op) {
   z3::expr src = lane;
   z3::expr valid = z.bool_val(true);
   ShuffleMode mode = op.getMode();
-  int64_t dc;
+  int64_t dc = 0;
   if (mode == ShuffleMode::Down) {
     src = lane + d;
     valid = src < 32;
@@ -92,12 +92,25 @@ z3::expr SymExec::shuffle(ShuffleOp op) {
   } else if (mode == ShuffleMode::Idx) {
     src = z3::mod(d, z.int_val(32));
   } else {
-    if (!isConst(d.simplify(), dc) || dc <= 0 || (dc & (dc - 1)) != 0 || dc >= 32) {
-      unsupported(op, "shfl_xor with a distance that is not a constant power of two is not modelled yet");
+    if (!isConst(d.simplify(), dc)) {
+      unsupported(op, "shfl_xor with a distance that is not a constant is not modelled yet");
       return v;
     }
-    z3::expr bit = z3::mod(lane / z.int_val(dc), z.int_val(2));
-    src = z3::ite(bit == 0, lane + z.int_val(dc), lane - z.int_val(dc));
+    // lane ^ dc, bit by bit: + 2^k where the lane's bit k is clear, - 2^k
+    // where it is set, for each bit k of dc. A distance outside 0..31 names
+    // a lane past the warp for every lane (a bit above the fifth): each
+    // lane keeps its own value, as the executor and `shfl.sync.bfly` do.
+    if (dc < 0 || dc >= 32) {
+      valid = z.bool_val(false);
+    } else if (dc > 0 && (dc & (dc - 1)) == 0) {
+      z3::expr bit = z3::mod(lane / z.int_val(dc), z.int_val(2));
+      src = z3::ite(bit == 0, lane + z.int_val(dc), lane - z.int_val(dc));
+    } else {
+      for (int64_t k = 1; k < 32; k <<= 1)
+        if (dc & k)
+          src = src + z3::ite(z3::mod(lane / z.int_val(k), z.int_val(2)) == 0, z.int_val(k),
+                              z.int_val(-k));
+    }
   }
   // Normalised, as at a barrier's merge: otherwise the lane offsets of an
   // unrolled shuffle loop stay nested, the copies of the value at the lanes
@@ -129,7 +142,10 @@ z3::expr SymExec::shuffle(ShuffleOp op) {
     other = z3::ite(laneActive(src, get(op.getMask())), other, havoc("shfl_undefined", v.get_sort()));
   }
   z3::expr result = z3::ite(valid, other, v);
-  if (mode == ShuffleMode::Xor && !op.getMask() && useLanes)
+  // (A butterfly's rounds are told apart by their distances' bits: powers of
+  // two only.)
+  if (mode == ShuffleMode::Xor && !op.getMask() && useLanes && dc > 0 && dc < 32 &&
+      (dc & (dc - 1)) == 0)
     xorShuffles.insert_or_assign(Z3_get_ast_id(z, result),
                                  XorShuffle{result, v, unsigned(dc)});
   return result;
