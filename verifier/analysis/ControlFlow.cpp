@@ -122,6 +122,20 @@ void SymExec::execIf(scf::IfOp op) {
     set(op.getResult(i), z3::ite(c, thenYs[i], elseYs[i]));
 }
 
+/// After a loop's iteration: the locals the loop does not assign get back
+/// their values from before it (an invariant over the reals may have bound
+/// one to an equal term of the iteration, see bindEqualLocals, which says
+/// nothing outside the iteration's range).
+void SymExec::restoreUnmodifiedLocals(const std::unordered_map<const void *, z3::expr> &before,
+                                      const std::set<const void *> &modified) {
+  for (auto &[k, v] : before) {
+    if (modified.count(k) || !locals.count(k))
+      continue;
+    locals.erase(k);
+    locals.emplace(k, v);
+  }
+}
+
 /// Forgets what a loop changes: locals it assigns and, since what earlier
 /// iterations wrote is not tracked, the thread's view of every memory it
 /// writes (both become functions of the thread and the iterations in scope).
@@ -328,6 +342,7 @@ void SymExec::execFor(ForOp op) {
   iterScope.pop_back();
   pc = savedPc;
   facts = savedFacts;
+  restoreUnmodifiedLocals(localsBefore, modified);
   havocLoop(modified, written, "after_loop");
   assumeCleared(flags, savedPc, savedFacts, localsBefore, stateBefore, eventsBefore);
   z3::expr span = hi - lo;
@@ -538,6 +553,7 @@ void SymExec::execWhile(WhileOp op) {
   iterScope.pop_back();
   pc = savedPc;
   facts = savedFacts;
+  restoreUnmodifiedLocals(localsBefore, modified);
   havocLoop(modified, written, "after_loop");
   assumeCleared(flags, savedPc, savedFacts, localsBefore, stateBefore, eventsBefore);
   invariants(false, "");

@@ -12,6 +12,7 @@
 #include "kuiper/Checks.h"
 #include "verifier/Verifier.h"
 #include "kuiper/Dialect/Kuiper/IR/Kuiper.h"
+#include "verifier/analysis/RoundingFree.h"
 
 #include <z3++.h>
 
@@ -274,6 +275,14 @@ private:
   /// summarise are arbitrary here, so a failure may be one of the reals'
   /// proof alone, not of the kernel.
   std::vector<SrcLoc> exactClausesNotAssumed;
+  /// Which values are computed without rounding (made where first asked):
+  /// in Real mode an exact invariant over such values is assumed too.
+  std::unique_ptr<RoundingFree> roundingFreeValues;
+  RoundingFree &roundingFree() {
+    if (!roundingFreeValues)
+      roundingFreeValues = std::make_unique<RoundingFree>(kernel);
+    return *roundingFreeValues;
+  }
   /// Only the side conditions of a refinement are wanted
   /// (VerifyOptions::refinementSideConditions): the kernel-wide checks (races,
   /// coverage, postconditions, uniformity, the vacuity probe) are not built.
@@ -647,6 +656,9 @@ private:
   };
   std::map<const void *, CoverageCheck> coverageChecks;
   MemRef havocMemory(const void *mem);
+  bool bindEqualLocals(mlir::Value cond, const std::set<const void *> &modified);
+  void restoreUnmodifiedLocals(const std::unordered_map<const void *, z3::expr> &before,
+                               const std::set<const void *> &modified);
   void loopInvariants(mlir::Region &region, std::optional<z3::expr> iv, bool check,
                       const std::string &when);
   void havocLoop(const std::set<const void *> &modified, const std::set<const void *> &written,

@@ -84,11 +84,17 @@ void SymExec::execBarrier(BarrierOp op) {
     // the real-valued execution must then satisfy it too before an approx
     // clause relies on it (a copy into shared memory does; a contract that
     // holds only because of rounding does not).
+    // An exact contract over rounding-free values (a tree of maxima: its
+    // IEEE values are the same numbers over the reals) is assumed there
+    // without a proof of its own: the IEEE proof is one.
+    bool transferred = mode == FloatMode::Real && !op.getApprox() &&
+                       roundingFree().clause(op.getContract());
     bool applies = op.getApprox() ? mode == FloatMode::Real
-                                  : mode == FloatMode::Exact || exactContractsOverReals;
+                                  : mode == FloatMode::Exact || exactContractsOverReals ||
+                                        transferred;
     if (!applies && mode == FloatMode::Real)
       exactClausesNotAssumed.push_back(srcLoc(op.getLoc()));
-    if (applies) {
+    if (applies && !transferred) {
       std::vector<z3::expr> extra;
       std::vector<Observable> obs;
       z3::expr g = evalGoal(op.getContract(), extra, obs);

@@ -1,0 +1,179 @@
+//===- RoundingFree.cpp - Values computed without rounding ------------------===//
+//
+// A value is rounding-free when every float operation on the way to it is
+// exact on finite operands: inputs, constants, maxima and minima, negation,
+// absolute value, selects, comparisons, shuffles, widening, the spec's max,
+// min, argmax and argmin, and memory (locals, shared arrays) whose every store
+// is rounding-free. Its IEEE value and its value over the reals are then one
+// number (the reals' model reads an input x as x; fmaximum of finite values is
+// the real maximum), so a fact proven of such values in the IEEE proof holds
+// in the proof over the reals too (SymExec::loopInvariants, barrier
+// contracts). An infinity (`-1.0 / 0.0`, an empty maximum) is some real there,
+// which the facts may take to be beyond every float: what maxima, minima,
+// negation and comparisons do with it, they do with the infinity; no other
+// arithmetic on one is taken.
+//
+//===----------------------------------------------------------------------===//
+#include "verifier/analysis/RoundingFree.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+
+using namespace mlir;
+using namespace kuiper;
+using namespace kuiper::verifier;
+
+RoundingFree::RoundingFree(KernelOp kernel) : kernel(kernel) {
+  kernel.walk([&](Operation *op) {
+    if (isa<memref::AllocaOp, SharedAllocOp>(op))
+      memories.insert(op->getResult(0));
+  });
+  // The greatest fixpoint: a memory stays while every store into it is
+  // rounding-free, assuming the same of the memories still in the set (a
+  // running maximum `m = fmaximum(m, x[j])` reads its own memory).
+  for (bool changed = true; changed;) {
+    changed = false;
+    memo.clear();
+    kernel.walk([&](Operation *op) {
+      Value mem, stored;
+      if (auto s = dyn_cast<memref::StoreOp>(op)) {
+        mem = s.getMemRef();
+        stored = s.getValue();
+      } else if (auto s = dyn_cast<StoreOp>(op)) {
+        mem = s.getRef();
+        stored = s.getValue();
+      } else if (auto a = dyn_cast<AtomicOp>(op)) {
+        mem = a.getRef(); // what atomics leave is not modelled
+      } else {
+        return;
+      }
+      if (!memories.count(mem) || (stored && value(stored)))
+        return;
+      memories.erase(mem);
+      changed = true;
+    });
+  }
+  memo.clear();
+}
+
+static bool isFloatLike(Type t) { return isa<FloatType>(t); }
+
+/// The value of `v` where it is a float constant, or negations and
+/// arithmetic of constants each exact in IEEE arithmetic.
+static std::optional<APFloat> exactConstant(Value v) {
+  Operation *d = v.getDefiningOp();
+  if (!d)
+    return std::nullopt;
+  if (auto c = dyn_cast<arith::ConstantOp>(d)) {
+    if (auto f = dyn_cast<FloatAttr>(c.getValue()))
+      return f.getValue();
+    return std::nullopt;
+  }
+  if (isa<arith::NegFOp>(d)) {
+    std::optional<APFloat> a = exactConstant(d->getOperand(0));
+    if (a)
+      a->changeSign();
+    return a;
+  }
+  if (!isa<arith::AddFOp, arith::SubFOp, arith::MulFOp, arith::DivFOp>(d))
+    return std::nullopt;
+  // (Over the reals an infinity is some real standing for it, below or
+  // above every finite value: what maxima, minima and comparisons do with it
+  // they do with -inf and +inf, but `1.0 / 0.0 + 1.0` is another number.)
+  std::optional<APFloat> a = exactConstant(d->getOperand(0)), b = exactConstant(d->getOperand(1));
+  if (!a || !b || !a->isFinite() || !b->isFinite())
+    return std::nullopt;
+  APFloat::opStatus st;
+  if (isa<arith::AddFOp>(d))
+    st = a->add(*b, APFloat::rmNearestTiesToEven);
+  else if (isa<arith::SubFOp>(d))
+    st = a->subtract(*b, APFloat::rmNearestTiesToEven);
+  else if (isa<arith::MulFOp>(d))
+    st = a->multiply(*b, APFloat::rmNearestTiesToEven);
+  else
+    st = a->divide(*b, APFloat::rmNearestTiesToEven);
+  if (st & (APFloat::opInexact | APFloat::opInvalidOp | APFloat::opOverflow |
+            APFloat::opUnderflow))
+    return std::nullopt;
+  return a;
+}
+
+bool RoundingFree::value(Value v) {
+  if (auto it = memo.find(v); it != memo.end())
+    return it->second;
+  memo[v] = false; // (no cycles among SSA values; a guard all the same)
+  bool ok = compute(v);
+  memo[v] = ok;
+  return ok;
+}
+
+bool RoundingFree::region(Region &r) {
+  for (Block &b : r)
+    if (auto y = dyn_cast<YieldOp>(b.getTerminator()))
+      for (Value v : y.getOperands())
+        if (!value(v))
+          return false;
+  return true;
+}
+
+bool RoundingFree::compute(Value v) {
+  auto arg = dyn_cast<BlockArgument>(v);
+  if (arg) {
+    // Integer block arguments are loop counters and binders; a float one is a
+    // kernel's scalar parameter (the same number in both proofs).
+    return !isFloatLike(v.getType()) ||
+           arg.getOwner()->getParentOp() == kernel.getOperation();
+  }
+  Operation *d = v.getDefiningOp();
+  auto operands = [&] {
+    for (Value o : d->getOperands())
+      if (!value(o))
+        return false;
+    return true;
+  };
+  if (auto c = dyn_cast<arith::ConstantOp>(d))
+    return true;
+  // Constant arithmetic whose IEEE result is exact (`-1.0 / 0.0`, `0.5 * 4.0`).
+  if (isa<arith::AddFOp, arith::SubFOp, arith::MulFOp, arith::DivFOp>(d))
+    return exactConstant(v).has_value();
+  if (isa<arith::NegFOp, math::AbsFOp, arith::MaximumFOp, arith::MinimumFOp, arith::MaxNumFOp,
+          arith::MinNumFOp, arith::SelectOp, arith::CmpFOp, arith::ExtFOp, ShuffleOp>(d))
+    return operands();
+  auto indices = [&](ValueRange is) {
+    return llvm::all_of(is, [&](Value i) { return value(i); });
+  };
+  if (auto l = dyn_cast<memref::LoadOp>(d))
+    return memories.count(l.getMemRef()) && indices(l.getIndices());
+  if (auto l = dyn_cast<LoadOp>(d)) {
+    if (!indices(l.getIndices()))
+      return false;
+    if (!isFloatLike(v.getType()))
+      return true;
+    if (memories.count(l.getRef()))
+      return true;
+    auto bt = dyn_cast<BufferType>(l.getRef().getType());
+    return bt && bt.getAccess() == BufferAccess::In;
+  }
+  if (auto r = dyn_cast<ReduceOp>(d)) {
+    if (!operands())
+      return false;
+    ReduceKind k = r.getKind();
+    if (k == ReduceKind::Prod && isFloatLike(v.getType()))
+      return false;
+    return region(r.getBody());
+  }
+  if (auto s = dyn_cast<SumOp>(d))
+    return !isFloatLike(v.getType()) && operands() && region(s.getBody());
+  if (isa<ForallOp, ExistsOp>(d))
+    return operands() && region(d->getRegion(0));
+  // Integer arithmetic is the same in both proofs; what converts a float to
+  // an integer, or reads one from memory, is not taken.
+  if (d->getNumRegions() == 0 && d->getDialect() &&
+      d->getDialect()->getNamespace() == "arith" && !isFloatLike(v.getType()) &&
+      !isa<arith::FPToSIOp, arith::FPToUIOp, arith::BitcastOp>(d))
+    return operands();
+  if (isa<ThreadIdOp, BlockIdOp, GridDimOp, LaneIdOp, WarpIdOp>(d))
+    return true;
+  return false;
+}
