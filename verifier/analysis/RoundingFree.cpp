@@ -4,7 +4,9 @@
 // exact on finite operands: inputs, constants, maxima and minima, negation,
 // absolute value, selects, comparisons, shuffles, widening, the spec's max,
 // min, argmax and argmin, and memory (locals, shared arrays) whose every store
-// is rounding-free. Its IEEE value and its value over the reals are then one
+// is rounding-free and made under rounding-free conditions (a branch on a
+// rounded value may go one way in IEEE arithmetic and the other over the
+// reals). Its IEEE value and its value over the reals are then one
 // number (the reals' model reads an input x as x; fmaximum of finite values is
 // the real maximum), so a fact proven of such values in the IEEE proof holds
 // in the proof over the reals too (SymExec::loopInvariants, barrier
@@ -19,6 +21,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 
 using namespace mlir;
 using namespace kuiper;
@@ -48,7 +51,7 @@ RoundingFree::RoundingFree(KernelOp kernel) : kernel(kernel) {
       } else {
         return;
       }
-      if (!memories.count(mem) || (stored && value(stored)))
+      if (!memories.count(mem) || (stored && value(stored) && control(op)))
         return;
       memories.erase(mem);
       changed = true;
@@ -58,6 +61,26 @@ RoundingFree::RoundingFree(KernelOp kernel) : kernel(kernel) {
 }
 
 static bool isFloatLike(Type t) { return isa<FloatType>(t); }
+
+bool RoundingFree::control(Operation *op) {
+  for (Operation *p = op->getParentOp(); p && p != kernel.getOperation(); p = p->getParentOp()) {
+    if (auto i = dyn_cast<scf::IfOp>(p)) {
+      if (!value(i.getCondition()))
+        return false;
+    } else if (auto f = dyn_cast<ForOp>(p)) {
+      if (!value(f.getLo()) || !value(f.getHi()) || !value(f.getStep()))
+        return false;
+    } else if (auto w = dyn_cast<WhileOp>(p)) {
+      if (!region(w.getCond()))
+        return false;
+    } else if (!isa<ForallOp, ExistsOp, SumOp, ReduceOp, EnsuresOp, AssertOp, AssumeOp,
+                    InvariantOp>(p) &&
+               p->getNumRegions() > 0 && !isa<scf::ExecuteRegionOp>(p)) {
+      return false; // a construct not known here
+    }
+  }
+  return true;
+}
 
 /// The value of `v` where it is a float constant, or negations and
 /// arithmetic of constants each exact in IEEE arithmetic.
@@ -109,11 +132,14 @@ bool RoundingFree::value(Value v) {
 }
 
 bool RoundingFree::region(Region &r) {
-  for (Block &b : r)
-    if (auto y = dyn_cast<YieldOp>(b.getTerminator()))
-      for (Value v : y.getOperands())
-        if (!value(v))
-          return false;
+  for (Block &b : r) {
+    auto y = dyn_cast<YieldOp>(b.getTerminator());
+    if (!y)
+      return false;
+    for (Value v : y.getOperands())
+      if (!value(v))
+        return false;
+  }
   return true;
 }
 

@@ -17,6 +17,9 @@ public:
   explicit RoundingFree(KernelOp kernel);
   /// Whether `v` (of the kernel, its clauses or its invariants) is.
   bool value(mlir::Value v);
+  /// Whether every condition that decides whether `op` runs (the `if`s and
+  /// loops around it) is.
+  bool control(mlir::Operation *op);
   /// Whether what a clause's region yields is.
   bool clause(mlir::Region &r) { return region(r); }
 

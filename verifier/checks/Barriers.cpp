@@ -88,7 +88,7 @@ void SymExec::execBarrier(BarrierOp op) {
     // IEEE values are the same numbers over the reals) is assumed there
     // without a proof of its own: the IEEE proof is one.
     bool transferred = mode == FloatMode::Real && !op.getApprox() &&
-                       roundingFree().clause(op.getContract());
+                       roundingFree().clause(op.getContract()) && roundingFree().control(op);
     bool applies = op.getApprox() ? mode == FloatMode::Real
                                   : mode == FloatMode::Exact || exactContractsOverReals ||
                                         transferred;

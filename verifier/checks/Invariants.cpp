@@ -17,7 +17,7 @@ void SymExec::loopInvariants(Region &region, std::optional<z3::expr> iv, bool ch
   // then serves the approx sum of `exp(x[r, k] - m)` beside it.
   auto transferred = [&](InvariantOp inv) {
     return mode == FloatMode::Real && !inv.getApprox() && !check &&
-           roundingFree().value(inv.getCond());
+           roundingFree().value(inv.getCond()) && roundingFree().control(inv);
   };
   auto applies = [&](InvariantOp inv) {
     return inv.getApprox() == (mode == FloatMode::Real) || transferred(inv);
@@ -96,7 +96,7 @@ void SymExec::loopInvariants(Region &region, std::optional<z3::expr> iv, bool ch
           facts = facts && get(inv.getCond());
           if (mode == FloatMode::Real)
             bindEqualLocals(inv.getCond(), modified);
-        } else if (!bindEqualLocals(inv.getCond(), modified)) {
+        } else if (!bindEqualLocals(inv.getCond(), {})) {
           exactClausesNotAssumed.push_back(srcLoc(inv.getLoc()));
         }
       }
