@@ -158,7 +158,7 @@ bool RoundingFree::compute(Value v) {
         return false;
     return true;
   };
-  if (auto c = dyn_cast<arith::ConstantOp>(d))
+  if (isa<arith::ConstantOp>(d))
     return true;
   // Constant arithmetic whose IEEE result is exact (`-1.0 / 0.0`, `0.5 * 4.0`).
   if (isa<arith::AddFOp, arith::SubFOp, arith::MulFOp, arith::DivFOp>(d))
@@ -171,11 +171,11 @@ bool RoundingFree::compute(Value v) {
   };
   if (auto l = dyn_cast<memref::LoadOp>(d))
     return memories.count(l.getMemRef()) && indices(l.getIndices());
+  // (Integers too: one stored from a rounded float, `(a + b) as i32`, is
+  // another number over the reals.)
   if (auto l = dyn_cast<LoadOp>(d)) {
     if (!indices(l.getIndices()))
       return false;
-    if (!isFloatLike(v.getType()))
-      return true;
     if (memories.count(l.getRef()))
       return true;
     auto bt = dyn_cast<BufferType>(l.getRef().getType());
@@ -194,7 +194,7 @@ bool RoundingFree::compute(Value v) {
   if (isa<ForallOp, ExistsOp>(d))
     return operands() && region(d->getRegion(0));
   // Integer arithmetic is the same in both proofs; what converts a float to
-  // an integer, or reads one from memory, is not taken.
+  // an integer is not taken.
   if (d->getNumRegions() == 0 && d->getDialect() &&
       d->getDialect()->getNamespace() == "arith" && !isFloatLike(v.getType()) &&
       !isa<arith::FPToSIOp, arith::FPToUIOp, arith::BitcastOp>(d))

@@ -128,8 +128,9 @@ static bool readsLocal(Value v, Value mem, llvm::SmallPtrSetImpl<Operation *> &s
 /// conjuncts `m == e` (a clause's `==`; its NaN alternative is false over
 /// the reals) whose `m` is a local that neither `e` reads nor the loop
 /// assigns (`modified`) gives the local
-/// `e`'s value from here on. The same number (the fact stays asserted), as
-/// a term a clause also builds: `sum(k in 0..cols: exp(x[r, k] - m))` in a
+/// `e`'s value from here on: the same number (asserted as a fact for an
+/// approx invariant; a rounding-free exact one is only bound), as a term a
+/// clause also builds: `sum(k in 0..cols: exp(x[r, k] - m))` in a
 /// later invariant then names the clause's `max(...)` where it would name
 /// the loop's value, which no rewrite reaches inside the sum's body.
 /// Whether every conjunct was such an equation.

@@ -81,6 +81,7 @@ void SymExec::finalChecks() {
     }
   }
   // Postconditions.
+  std::optional<bool> exactOutputs; // every buffer write rounding-free
   for (Operation &op : kernel.getBody().front()) {
     auto ens = dyn_cast<EnsuresOp>(op);
     if (!ens || ens.getApprox() != (mode == FloatMode::Real))
@@ -203,18 +204,21 @@ void SymExec::finalChecks() {
       });
       // Every value the kernel writes to a buffer rounding-free (a row's
       // maximum through a loop and a tree): the IEEE result is the real one,
-      // whatever the loops and contracts hide.
-      bool exact = true;
-      kernel.getBody().walk([&](Operation *o) {
-        if (o->getParentOfType<EnsuresOp>())
-          return;
-        if (auto st = dyn_cast<StoreOp>(o))
-          exact = exact && (!isa<BufferType>(st.getRef().getType()) ||
-                            (roundingFree().value(st.getValue()) && roundingFree().control(o)));
-        else if (auto a = dyn_cast<AtomicOp>(o))
-          exact = exact && !isa<BufferType>(a.getRef().getType());
-      });
-      if (exact) {
+      // whatever the loops and contracts hide. (The same for every clause.)
+      if (!exactOutputs) {
+        exactOutputs = true;
+        kernel.getBody().walk([&](Operation *o) {
+          if (o->getParentOfType<EnsuresOp>())
+            return;
+          if (auto st = dyn_cast<StoreOp>(o))
+            *exactOutputs = *exactOutputs &&
+                            (!isa<BufferType>(st.getRef().getType()) ||
+                             (roundingFree().value(st.getValue()) && roundingFree().control(o)));
+          else if (auto a = dyn_cast<AtomicOp>(o))
+            *exactOutputs = *exactOutputs && !isa<BufferType>(a.getRef().getType());
+        });
+      }
+      if (*exactOutputs) {
         d = 0;
         opaqueDepth = roundedComparison = false;
         noBound.clear();
