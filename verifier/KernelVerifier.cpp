@@ -220,18 +220,11 @@ private:
   CheckStatus refineFolds(z3::context &z, SymExec &ex, Obligation &o);
   /// Set by refineFolds when its rounds did not decide (a tentative failure).
   bool foldsUndecided = false;
-  /// CPU seconds after which the full solver stage is stopped: three times
-  /// what the resource limit stands for, and at least 30 s, so that the
-  /// resource limit (which does not depend on the machine or its load) is
-  /// what decides, and the guard only stops procedures Z3 does not count.
   /// The end of the kernel's --budget, if it has one.
   std::optional<std::chrono::steady_clock::time_point> deadline() const {
     if (opts.budgetSeconds <= 0)
       return std::nullopt;
     return start + std::chrono::milliseconds(int64_t(opts.budgetSeconds * 1000));
-  }
-  double cpuGuardSeconds() const {
-    return std::max(30.0, 3 * double(opts.rlimit) / kResourceUnitsPerSecond);
   }
 };
 
@@ -482,7 +475,6 @@ bool KernelVerifier::verifyInMode(z3::context &z, FloatMode mode, KernelReport &
       // execution's terms, the same query took 24 s or 0.6 s from run to run.
       solver::BatchOptions quick = batchOptions(z);
       quick.limits.rlimit = quick.limits.quickRlimit;
-      quick.limits.cpuGuardSeconds = quick.limits.quickCpuGuardSeconds;
       quick.callerContext = nullptr;
       solver::solveAll(one, proofCache(), quick);
       if (one[0].answer != solver::Answer::Proved)
@@ -693,7 +685,6 @@ solver::BatchOptions KernelVerifier::batchOptions(z3::context &z) const {
   solver::BatchOptions batch;
   batch.limits.rlimit = opts.rlimit;
   batch.limits.quickRlimit = std::min<uint64_t>(opts.rlimit, batch.limits.quickRlimit);
-  batch.limits.cpuGuardSeconds = cpuGuardSeconds();
   batch.jobs = opts.jobs;
   batch.callerContext = &z;
   batch.keepCertificate = opts.keepSMT;
@@ -942,7 +933,11 @@ CheckResult KernelVerifier::resultOf(z3::context &z, SymExec &ex, Obligation &o,
   } else if (c.status == CheckStatus::Unknown) {
     c.message = (o.lemma ? o.failMessage : "could not decide: " + o.message) +
                 (lemmaRefuted ? std::string(" (a modelling lemma does not hold here)")
-                              : std::string(" (the solver's resource limit ran out; see --timeout)"));
+                 : q.stoppedByGuard
+                     ? std::string(" (the solver stalled in work it does not count against its "
+                                   "resource limit and was stopped by its CPU-time guard; see "
+                                   "Load in docs/verification.md)")
+                     : std::string(" (the solver's resource limit ran out; see --timeout)"));
   }
   return c;
 }
@@ -1011,7 +1006,7 @@ CheckStatus KernelVerifier::refineFolds(z3::context &z, SymExec &ex, Obligation 
     for (unsigned round = 0; round < count; ++round) {
       z3::check_result r;
       {
-        solver::GuardedCall guard(&watchdog, cx, cpuGuardSeconds() / 16);
+        solver::GuardedCall guard(&watchdog, cx, solver::cpuGuardSeconds(opts.rlimit / 16));
         r = small ? s.check(smallCounts) : s.check();
       }
       if (r == z3::unsat)
@@ -1077,7 +1072,6 @@ void KernelVerifier::counterexample(z3::context &z, SymExec &ex, Obligation &o,
   asserts.push_back(inCx(!*o.goal));
   solver::Limits limits;
   limits.rlimit = opts.rlimit;
-  limits.cpuGuardSeconds = cpuGuardSeconds();
   limits.deadline = deadline();
   std::vector<z3::expr> small;
   for (auto &param : ex.params)

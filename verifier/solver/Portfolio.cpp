@@ -141,26 +141,26 @@ z3::solver equationSolver(z3::context &context) {
       .mk_solver();
 }
 
-/// `s` (set up with `params`) on `query` under the quick CPU guard.
+/// `s` (set up with `params`, whose resource limit is `rlimit`) on `query`
+/// under that limit's CPU guard.
 std::pair<z3::check_result, z3::solver> quickCheck(z3::context &context, z3::solver s,
-                                                   const z3::params &params,
+                                                   const z3::params &params, uint64_t rlimit,
                                                    const z3::expr_vector &query,
-                                                   const Limits &limits, CpuWatchdog *watchdog,
-                                                   bool *interrupted) {
+                                                   CpuWatchdog *watchdog, bool *interrupted) {
   s.set(params);
   for (auto a : query)
     s.add(a);
-  GuardedCall guard(watchdog, context, limits.quickCpuGuardSeconds, interrupted);
+  GuardedCall guard(watchdog, context, cpuGuardSeconds(rlimit), interrupted);
   z3::check_result r = s.check();
   return {r, s};
 }
 
-/// Stage 0 alone on `query` under `rlimit` and the quick CPU guard.
+/// Stage 0 alone on `query` under `rlimit` (and its CPU guard).
 std::pair<z3::check_result, z3::solver> equationsOnly(z3::context &context,
                                                       const z3::expr_vector &query,
-                                                      uint64_t rlimit, const Limits &limits,
-                                                      CpuWatchdog *watchdog, bool *interrupted) {
-  return quickCheck(context, equationSolver(context), rlimitParams(context, rlimit), query, limits,
+                                                      uint64_t rlimit, CpuWatchdog *watchdog,
+                                                      bool *interrupted) {
+  return quickCheck(context, equationSolver(context), rlimitParams(context, rlimit), rlimit, query,
                     watchdog, interrupted);
 }
 
@@ -170,8 +170,7 @@ std::pair<z3::check_result, z3::solver> equationsOnly(z3::context &context,
 /// leave in the lane's context changes what the later stages do, and a layer
 /// norm's postcondition took 27 s instead of 3 after them.)
 bool equationsRefute(z3::context &context, const z3::expr_vector &asserts,
-                     const Limits &limits, std::string *certificate, CpuWatchdog *watchdog,
-                     bool *interrupted) {
+                     std::string *certificate, CpuWatchdog *watchdog, bool *interrupted) {
   bool stopped = false, quantified = false;
   auto budgetGone = [&] { return watchdog && watchdog->budgetRanOut(); };
   std::optional<z3::expr_vector> abstracted =
@@ -180,8 +179,8 @@ bool equationsRefute(z3::context &context, const z3::expr_vector &asserts,
     return false;
   if (abstracted && quantified && bitBlastSeconds(asserts) == 0)
     abstracted.reset(); // as stage 1 does
-  auto [r, s] = equationsOnly(context, abstracted ? *abstracted : asserts, kProbeRlimit, limits,
-                              watchdog, interrupted);
+  auto [r, s] = equationsOnly(context, abstracted ? *abstracted : asserts, kProbeRlimit, watchdog,
+                              interrupted);
   if (r != z3::unsat)
     return false;
   if (certificate)
@@ -189,22 +188,22 @@ bool equationsRefute(z3::context &context, const z3::expr_vector &asserts,
   return true;
 }
 
-/// Stage 0 then simplify-then-smt on `query` under `rlimit` and the quick
-/// CPU guard: the solver and its answer.
+/// Stage 0 then simplify-then-smt on `query`, each under `rlimit` (and its
+/// CPU guard): the solver and its answer.
 std::pair<z3::check_result, z3::solver> simplifyThenSmt(z3::context &context,
                                                         const z3::expr_vector &query,
-                                                        uint64_t rlimit, const Limits &limits,
-                                                        CpuWatchdog *watchdog, bool *interrupted) {
+                                                        uint64_t rlimit, CpuWatchdog *watchdog,
+                                                        bool *interrupted) {
   // First without the SMT core: equations solved for their variables and
   // substituted, then simplified. A postcondition `y[i] == f(x[i])` whose
   // writer index is an equation becomes `f(x[i]) != f(x[i])`, false: 5 ms in
   // the SMT core, 0.1 ms here. What this leaves undecided goes to the tactic
   // below as it was (the same asserts, not the rewritten goal).
-  auto [r, s] = equationsOnly(context, query, rlimit, limits, watchdog, interrupted);
+  auto [r, s] = equationsOnly(context, query, rlimit, watchdog, interrupted);
   if (r == z3::unsat || (interrupted && *interrupted))
     return {r, s};
-  return quickCheck(context, tacticSolver(context, rlimit), solverParams(context, rlimit), query,
-                    limits, watchdog, interrupted);
+  return quickCheck(context, tacticSolver(context, rlimit), solverParams(context, rlimit), rlimit,
+                    query, watchdog, interrupted);
 }
 
 /// Stage 1b: the query with its trees of maxima and minima folded over their
@@ -219,7 +218,9 @@ z3::check_result extremaStage(z3::context &context, const z3::expr_vector &asser
   std::optional<z3::expr_vector> canonical;
   bool split = false;
   try {
-    GuardedCall guard(watchdog, context, limits.quickCpuGuardSeconds, interrupted);
+    // (Its own simplification calls count no resources: the guard of the
+    // probe's limit bounds them.)
+    GuardedCall guard(watchdog, context, cpuGuardSeconds(kProbeRlimit), interrupted);
     canonical = canonicalExtrema(context, asserts, kMinExtremumTrees, onlyRewritten, &split);
   } catch (z3::exception &) {
     // Its simplification stopped by a guard (tactics throw where a check
@@ -232,9 +233,9 @@ z3::check_result extremaStage(z3::context &context, const z3::expr_vector &asser
   // later stages; the SMT core on a block tree's contracts, each fold split
   // 2 to 256 ways, took 0.3-1.6 s a query and did not prove them.)
   auto [c, cs] = onlyRewritten && split
-                     ? equationsOnly(context, *canonical, kProbeRlimit, limits, watchdog, interrupted)
+                     ? equationsOnly(context, *canonical, kProbeRlimit, watchdog, interrupted)
                      : simplifyThenSmt(context, *canonical,
-                                       std::min(limits.quickRlimit, kProbeRlimit), limits, watchdog,
+                                       std::min(limits.quickRlimit, kProbeRlimit), watchdog,
                                        interrupted);
   if (c != z3::unsat)
     return z3::unknown;
@@ -270,7 +271,7 @@ z3::check_result tacticStage(z3::context &context, const z3::expr_vector &assert
   if (abstracted && quantified && bitBlastSeconds(asserts) == 0)
     abstracted.reset();
   auto tactic = [&](const z3::expr_vector &query, uint64_t rlimit) {
-    return simplifyThenSmt(context, query, rlimit, limits, watchdog, interrupted);
+    return simplifyThenSmt(context, query, rlimit, watchdog, interrupted);
   };
   // A quantified abstraction gets a probe's share, as the query itself is
   // tried after it: what congruence shows (a cross-entropy's postcondition,
@@ -337,12 +338,11 @@ z3::solver stageSolver(z3::context &context, Stage stage, const z3::expr_vector 
   return s;
 }
 
-/// Checks `s` (built for `stage`) under the stage's CPU guard.
+/// Checks `s` (built for `stage`) under the CPU guard of the stage's limit.
 z3::check_result checkStage(z3::context &context, z3::solver &s, Stage stage,
                             const Limits &limits, CpuWatchdog *watchdog, bool *interrupted) {
   GuardedCall guard(watchdog, context,
-                    stage == Stage::Simplex ? limits.quickCpuGuardSeconds
-                                            : limits.cpuGuardSeconds,
+                    cpuGuardSeconds(stage == Stage::Simplex ? limits.quickRlimit : limits.rlimit),
                     interrupted);
   return s.check();
 }
@@ -579,8 +579,8 @@ Answer kuiper::solver::solveQuery(z3::context &context, Query &query, const Limi
       // which decides most such queries whole (a map kernel's value check:
       // its 256 cases took 0.2 s, the query 1 ms).
       if (query.probeSplit &&
-          equationsRefute(context, asserts, limits,
-                          keepCertificate ? &query.certificate : nullptr, watchdog, interrupted))
+          equationsRefute(context, asserts, keepCertificate ? &query.certificate : nullptr,
+                          watchdog, interrupted))
         return Answer::Proved;
       uint64_t cases = 1;
       for (const Query::Split &sp : query.splits)
@@ -698,7 +698,7 @@ z3::model shrinkModel(z3::context &context, z3::solver &s, z3::model m,
       s.push();
       s.add(t >= context.int_val(-bound) && t <= context.int_val(bound));
       bool interrupted = false;
-      GuardedCall guard(&watchdog, context, limits.quickCpuGuardSeconds, &interrupted);
+      GuardedCall guard(&watchdog, context, cpuGuardSeconds(limits.quickRlimit / 8), &interrupted);
       z3::check_result r = s.check();
       if (r == z3::sat) {
         m = s.get_model();
@@ -757,13 +757,10 @@ std::optional<z3::model> kuiper::solver::findModel(z3::context &context,
 }
 
 /// `limits` with the quick stages' resource limit lowered to `rlimit` (never
-/// to 0, which Z3 reads as no limit) and their CPU guard in proportion.
+/// to 0, which Z3 reads as no limit); their CPU guard follows it.
 static Limits quickShare(const Limits &limits, uint64_t rlimit) {
   Limits share = limits;
   share.quickRlimit = std::max<uint64_t>(1, std::min(rlimit, limits.quickRlimit));
-  if (limits.quickRlimit > share.quickRlimit)
-    share.quickCpuGuardSeconds =
-        limits.quickCpuGuardSeconds * double(share.quickRlimit) / double(limits.quickRlimit);
   return share;
 }
 
@@ -861,6 +858,10 @@ void kuiper::solver::solveAll(std::vector<Query> &queries, const ProofCache &cac
                                 &coldInterrupted);
           if (q.answer == Answer::Unknown && watchdog.budgetRanOut())
             q.answer = Answer::NotAttempted;
+          else
+            q.stoppedByGuard = q.answer == Answer::Unknown && coldInterrupted;
+        } else {
+          q.stoppedByGuard = q.answer == Answer::Unknown && interrupted;
         }
         if (q.answer == Answer::Proved)
           cache.storeProved(q.hash);

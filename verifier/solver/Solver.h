@@ -11,6 +11,7 @@
 
 #include <z3++.h>
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <ctime>
@@ -54,6 +55,27 @@ constexpr uint64_t kProbeRlimitPerCase = 32'000;
 /// worth trying (a 32-leaf butterfly has 62).
 constexpr unsigned kMinExtremumTrees = 8;
 
+/// Z3 4.8 does not count all its work against the resource limit: some of
+/// its procedures (the SMT core on some quantified or bit-vector queries, the
+/// simplifier on large terms) ran for seconds while counting almost nothing,
+/// or did not stop at all. A call is therefore also stopped after
+/// cpuGuardSeconds(rlimit) of its thread's CPU time: the time its resource
+/// limit takes at kGuardUnitsPerSecond, 24 times slower than the nominal
+/// 15 million per second. Across the corpus the slowest call that finished
+/// counted about 1.1 million units per second (at most 0.45 of this guard),
+/// so the resource limit decides every answer but those of calls that stall,
+/// and a loaded machine, whose CPU time per unit grows by tens of percent,
+/// gives the same answers. (A guard at a third of the nominal rate fired on
+/// calls that would have proved their query a moment later, and a kernel's
+/// verdict then depended on the machine's load.) A guard can only turn an
+/// answer into Unknown, which the report says.
+constexpr double kGuardUnitsPerSecond = 625'000;
+/// The CPU seconds a call under `rlimit` resource units may use; at least
+/// 0.1 s (the watchdog looks every 20 ms).
+inline double cpuGuardSeconds(uint64_t rlimit) {
+  return std::max(0.1, double(rlimit) / kGuardUnitsPerSecond);
+}
+
 /// Limits that decide answers: resource units, never wall-clock time.
 struct Limits {
   /// Z3 resource units for the full stage (about 15 million per second of
@@ -61,15 +83,6 @@ struct Limits {
   uint64_t rlimit = 150'000'000;
   /// Resource units for each cheap first stage.
   uint64_t quickRlimit = 40'000'000;
-  /// Z3 4.8 does not count resources in some of its procedures (e.g. on
-  /// large quantified queries): a stage is also stopped after this much CPU
-  /// time of its thread. CPU time, not wall-clock time, so that a loaded
-  /// machine gives the same answers; it only ever turns an answer into
-  /// Unknown.
-  double cpuGuardSeconds = 30;
-  /// The same for each cheap first stage (about three times what
-  /// quickRlimit stands for).
-  double quickCpuGuardSeconds = 8;
   /// The kernel's wall-clock budget (--budget), if any: past it every call
   /// is interrupted, so that its answer is unknown. It can only turn an
   /// answer into "unknown", never into a proof.
@@ -110,6 +123,9 @@ struct Query {
   /// constants where it helps), and not again after the later stages.
   bool probeSplit = false;
   Answer answer = Answer::Unknown;
+  /// Unknown because a CPU-time guard stopped a stage (cpuGuardSeconds) that
+  /// the resource limit did not: an answer the machine could change.
+  bool stoppedByGuard = false;
   double ms = 0;           ///< wall time spent (for reports, never for verdicts)
   std::string certificate; ///< the SMT text that proved it (with keepCertificate)
 };
@@ -180,7 +196,7 @@ std::string hashText(const std::string &text);
 std::string smtText(z3::context &context, const std::vector<z3::expr> &asserts);
 
 /// Interrupts a Z3 context whose solving thread used more CPU time than
-/// allowed (Limits::cpuGuardSeconds). One watchdog thread serves a batch.
+/// allowed (cpuGuardSeconds). One watchdog thread serves a batch.
 class CpuWatchdog {
 public:
   /// With `deadline`, every guarded call still running then is interrupted
