@@ -566,10 +566,11 @@ static std::vector<z3::expr> assumptionsOf(SymExec &ex, const Obligation &o) {
 /// many terms.
 constexpr size_t kMinInstances = 64, kMaxInstances = 4096, kMaxCongruent = 8;
 
-/// An obligation's query: its assumptions and the negated goal, with the
-/// ground instances and congruences they call for (Instances.cpp).
-static std::vector<z3::expr> queryOf(SymExec &ex, const Obligation &o) {
-  std::vector<z3::expr> asserts = assumptionsOf(ex, o);
+/// An obligation's query: its assumptions (assumptionsOf) and the negated
+/// goal, with the ground instances and congruences they call for
+/// (Instances.cpp).
+static std::vector<z3::expr> queryOf(const Obligation &o, std::vector<z3::expr> assumptions) {
+  std::vector<z3::expr> asserts = std::move(assumptions);
   asserts.push_back(!*o.goal);
   z3::context &z = o.goal->ctx();
   for (auto &f : solver::groundInstances(z, asserts, kMinInstances, kMaxInstances))
@@ -577,6 +578,10 @@ static std::vector<z3::expr> queryOf(SymExec &ex, const Obligation &o) {
   for (auto &f : solver::congruences(z, asserts, kMaxCongruent))
     asserts.push_back(f);
   return asserts;
+}
+
+static std::vector<z3::expr> queryOf(SymExec &ex, const Obligation &o) {
+  return queryOf(o, assumptionsOf(ex, o));
 }
 
 std::vector<solver::Query> KernelVerifier::buildQueries(z3::context &z, SymExec &ex,
@@ -606,13 +611,23 @@ std::vector<solver::Query> KernelVerifier::buildQueries(z3::context &z, SymExec 
     q.trivial = o.goal->simplify().is_true();
     if (q.trivial && !opts.keepSMT)
       continue;
-    std::vector<z3::expr> asserts = queryOf(ex, o);
+    std::vector<z3::expr> assumptions = assumptionsOf(ex, o);
+    std::vector<z3::expr> asserts = queryOf(o, assumptions);
     // Bounds of the integer terms settle most obligations of a map-shaped
     // kernel before any SMT text is printed (a proof; Intervals.cpp).
     q.proved = solver::refutedByIntervals(asserts);
     if (q.proved && !opts.keepSMT)
       continue;
     q.smt = canonicalLetNames(solver::smtText(z, asserts));
+    if (auto skeleton = solver::integerSkeleton(assumptions, !*o.goal)) {
+      if (solver::refutedByIntervals(*skeleton)) {
+        q.proved = true;
+        if (!opts.keepSMT)
+          continue;
+      } else {
+        q.skeletonSmt = solver::smtText(z, *skeleton);
+      }
+    }
     // Value checks the solver may not decide whole are split on the thread's
     // variables (solveQuery): for each fixed value, guards on it fold away.
     // So are a warp-level kernel's overflow checks on the lane: an i32

@@ -98,6 +98,8 @@ double bitBlastSeconds(const z3::expr_vector &asserts);
 struct Query {
   std::string smt;         ///< SMT-LIB: assumptions and the negated goal
   std::string fallbackSmt; ///< the same with lemmas, tried when undecided
+  /// The query's integer skeleton (integerSkeleton), if any: tried first.
+  std::string skeletonSmt;
   std::string hash;        ///< SHA-256 of `smt` (the cache key)
   bool trivial = false;    ///< the goal simplified to true
   bool skip = false;       ///< not to be solved (e.g. unsupported)
@@ -323,6 +325,15 @@ std::vector<z3::expr> groundInstances(z3::context &context, const std::vector<z3
 /// more than `maxGroup` terms.
 std::vector<z3::expr> congruences(z3::context &context, const std::vector<z3::expr> &asserts,
                                   size_t maxGroup);
+
+/// Where `negatedGoal` is a formula of integer arithmetic over integer
+/// constants: the conjuncts of `assumptions` that are too (thread ranges,
+/// index arithmetic, branch conditions on ids), without those about memory
+/// values, floats, arrays or quantifiers, and then the goal. Fewer
+/// assumptions: their unsatisfiability proves the query's. None where the
+/// goal is not such a formula or no conjunct was left out.
+std::optional<std::vector<z3::expr>> integerSkeleton(const std::vector<z3::expr> &assumptions,
+                                                     const z3::expr &negatedGoal);
 
 /// Whether integer bounds alone show the conjunction of `asserts` to be
 /// unsatisfiable (Intervals.cpp): true is a proof; false says nothing.
