@@ -174,8 +174,17 @@ z3::expr SymExec::havoc(const std::string &name, z3::sort s) {
 bool SymExec::pastDeadline(Operation *op) {
   if (!deadline || std::chrono::steady_clock::now() <= *deadline)
     return false;
-  unsupported(op, "the budget (--budget) ran out during the symbolic execution, before any "
-                  "obligation was solved");
+  // After a barrier without a contract a read is a choice among every
+  // write before it, whose values are earlier reads: through many phases
+  // (a bitonic sort's 36) the terms double with each. Say what bounds them.
+  bool plainBarriers = false;
+  kernel.walk([&](BarrierOp b) { plainBarriers |= b.getContract().empty(); });
+  unsupported(op, std::string("the budget (--budget) ran out during the symbolic execution, "
+                              "before any obligation was solved") +
+                      (plainBarriers ? " (after a barrier without a contract every value written "
+                                       "before it is carried on; `barrier ensures P;` keeps only "
+                                       "P, `barrier ensures true;` nothing: see docs/language.md)"
+                                     : ""));
   return true;
 }
 
