@@ -624,15 +624,10 @@ std::vector<solver::Query> KernelVerifier::buildQueries(z3::context &z, SymExec 
     if (q.proved && !opts.keepSMT)
       continue;
     q.smt = canonicalLetNames(solver::smtText(z, asserts));
-    if (auto skeleton = solver::integerSkeleton(assumptions, !*o.goal)) {
-      if (solver::refutedByIntervals(*skeleton)) {
-        q.proved = true;
-        if (!opts.keepSMT)
-          continue;
-      } else {
-        q.skeletonSmt = solver::smtText(z, *skeleton);
-      }
-    }
+    // (Its conjuncts are among the query's, so the bounds above already
+    // tried it: only the solver stages are left for it.)
+    if (auto skeleton = solver::integerSkeleton(assumptions, !*o.goal))
+      q.skeletonSmt = solver::smtText(z, *skeleton);
     // Value checks the solver may not decide whole are split on the thread's
     // variables (solveQuery): for each fixed value, guards on it fold away.
     // So are a warp-level kernel's overflow checks on the lane: an i32
