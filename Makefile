@@ -8,7 +8,7 @@ CCACHE_LAUNCHER := $(if $(shell command -v ccache 2>/dev/null),\
   -DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 DIST_BUILD ?= build-dist
 
-.PHONY: all setup configure build demo check check-sanitize fuzz gpu-check gpu-bench kernelbench \
+.PHONY: all setup configure build build-compiler demo check check-sanitize fuzz gpu-check gpu-bench kernelbench \
   dist install clean
 
 all: build
@@ -22,10 +22,16 @@ $(BUILD)/build.ninja:
 
 configure: setup $(BUILD)/build.ninja
 
-build: configure
+# The compiler, its tools and unit tests (in $(BUILD)); `build` adds the front-end
+# fuzzing target `make check` runs (in build-fuzz, with clang; "skipped" without
+# clang's libFuzzer), so that `make check` spends its time on the tests.
+build-compiler: configure
 	ninja -C $(BUILD)
 
-demo: build
+build: build-compiler
+	scripts/fuzz.sh --smoke --build-only
+
+demo: build-compiler
 	@mkdir -p $(BUILD)/demo
 	@status=0; \
 	for f in $(EXAMPLES); do \
@@ -43,9 +49,9 @@ demo: build
 	else echo "demo: some examples did not verify"; fi; \
 	exit $$status
 
-# The test suite, then a bounded fuzzing run of the front end (about 20 s
-# plus a front-end-only sanitizer build of well under a minute; "skipped"
-# without clang's libFuzzer).
+# The test suite (lit and unit tests), then a 10 s fuzzing run of the front end
+# under ASan + UBSan (its target is built by `build`; "skipped" without clang's
+# libFuzzer).
 check: build
 	ninja -C $(BUILD) check-kuiper
 	FUZZ_TIME=$${FUZZ_SMOKE_TIME:-10} scripts/fuzz.sh --smoke
@@ -68,14 +74,14 @@ gpu-check: configure
 # limit) and their ptxas registers/spills beside nvcc's for bench/*.cu (docs/performance.md).
 # Without a GPU it prints the register table and "no GPU: ...; timings not run".
 # KUIPERC=PATH on the command line (a release bundle's kuiperc) skips the build.
-gpu-bench: $(if $(filter command line,$(origin KUIPERC)),,build)
+gpu-bench: $(if $(filter command line,$(origin KUIPERC)),,build-compiler)
 	scripts/gpu-bench --kuiperc $(KUIPERC) $(GPU_BENCH_ARGS)
 
 # KernelBench level 1 (examples/kernelbench): verify every problem's kernel and print one
 # table (verdict, checks, obligations, time, derived tolerance, trusted items, what is missing),
 # totals and the slowest five. KB_ARGS='--report json' for machines, '--report markdown' for docs.
 # Exits 1 when a verdict differs from its file's EXPECT line.
-kernelbench: build
+kernelbench: build-compiler
 	scripts/kernelbench --kuiperc $(KUIPERC) --check-expect $(KB_ARGS)
 
 # The self-contained release bundle (docs/dist.md): LLVM/MLIR linked statically into
@@ -89,7 +95,7 @@ $(DIST_BUILD)/build.ninja:
 dist: setup $(DIST_BUILD)/build.ninja
 	scripts/dist $(DIST_BUILD)
 
-install: build
+install: build-compiler
 	cmake --install $(BUILD) --prefix $(PREFIX)
 
 clean:

@@ -8,6 +8,7 @@ Files whose `// EXPECT:` line says `unsupported` (known not to be accepted yet) 
 listed as skipped; if one compiles, that is a failure (its EXPECT line is stale)."""
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -49,6 +50,53 @@ def compile_all(kuiperc, arch, files, tmp):
                 yield f, q.returncode, q.stderr
 
 
+MODULE_NAME = re.compile(r"([A-Za-z_$%][\w$]*)\s*(?:\(|\[|;|$)")
+PTXAS_BATCH = 32
+
+
+def module_names(ptx_path):
+    """The names a PTX module declares at module scope (entries, functions, globals),
+    or None where it refers to one it does not define (`.extern`): such a module is
+    assembled alone, as another module of a batch could define what it lacks."""
+    names = set()
+    with open(ptx_path, errors="replace") as ptx:
+        for line in ptx:
+            if not line.startswith(".") or line.startswith((".version", ".target", ".address_size")):
+                continue
+            if line.startswith(".extern"):
+                return None
+            found = MODULE_NAME.findall(line)
+            if found:
+                names.add(found[-1])
+    return names
+
+
+def ptxas_batches(assembled):
+    """Groups (file, ptx) pairs into batches of at most PTXAS_BATCH modules whose
+    module-scope names are disjoint, in order."""
+    batches, names = [], []
+    for f, out in assembled:
+        mine = module_names(out)
+        if mine is not None:
+            for batch, used in zip(batches, names):
+                if used is not None and len(batch) < PTXAS_BATCH and not (used & mine):
+                    batch.append((f, out))
+                    used |= mine
+                    break
+            else:
+                batches.append([(f, out)])
+                names.append(set(mine))
+            continue
+        batches.append([(f, out)])
+        names.append(None)
+    return batches
+
+
+def run_ptxas(ptxas, arch, paths):
+    return subprocess.run([ptxas, f"--gpu-name={arch}", *paths, "-o", os.devnull],
+                          capture_output=True, text=True, timeout=300)
+
+
 def main():
     if len(sys.argv) < 5:
         print(__doc__, file=sys.stderr)
@@ -66,6 +114,7 @@ def main():
     failures = 0
     skipped = 0
     with tempfile.TemporaryDirectory() as tmp:
+        assembled = []
         for f, code, stderr in compile_all(kuiperc, arch, files, tmp):
             out = os.path.join(tmp, os.path.basename(f)[:-3] + ".ptx")
             with open(f, errors="replace") as src:
@@ -82,15 +131,25 @@ def main():
                 failures += 1
                 print(f"FAIL kuiperc {f} (exit {code})\n{stderr}")
                 continue
-            q = subprocess.run([ptxas, f"--gpu-name={arch}", out, "-o", os.devnull],
-                               capture_output=True, text=True, timeout=300)
-            if q.returncode != 0:
-                failures += 1
-                print(f"FAIL ptxas {f} (exit {q.returncode})\n{q.stderr}\n"
-                      f"repro: {kuiperc} {f} --no-verify --arch {arch} -o /tmp/k.ptx && "
-                      f"{ptxas} --gpu-name={arch} /tmp/k.ptx -o /dev/null")
+            assembled.append((f, out))
+        # ptxas costs more to start than most of these files take to assemble: files
+        # whose module-scope names differ go to one ptxas process together (it links
+        # them as one program); a batch that fails is assembled again file by file,
+        # so that every failure is reported against its own file, as it is alone.
+        for batch in ptxas_batches(assembled):
+            if len(batch) > 1 and run_ptxas(ptxas, arch, [out for _, out in batch]).returncode == 0:
+                for f, _ in batch:
+                    print(f"ok {f}")
                 continue
-            print(f"ok {f}")
+            for f, out in batch:
+                q = run_ptxas(ptxas, arch, [out])
+                if q.returncode != 0:
+                    failures += 1
+                    print(f"FAIL ptxas {f} (exit {q.returncode})\n{q.stderr}\n"
+                          f"repro: {kuiperc} {f} --no-verify --arch {arch} -o /tmp/k.ptx && "
+                          f"{ptxas} --gpu-name={arch} /tmp/k.ptx -o /dev/null")
+                    continue
+                print(f"ok {f}")
     print(f"{len(files) - failures - skipped}/{len(files) - skipped} files compiled and "
           f"assembled for {arch}" + (f" ({skipped} unsupported skipped)" if skipped else ""))
     return 1 if failures else 0

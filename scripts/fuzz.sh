@@ -7,6 +7,9 @@
 #   scripts/fuzz.sh --smoke   `make check`: kuiper-fuzz-frontend (builds in
 #                             well under a minute) for FUZZ_TIME seconds
 #                             (default 20) from the seeds alone, fixed seed
+#   ... --build-only          only configure and build the target (`make build`
+#                             builds the smoke target, so that `make check`
+#                             spends its time on tests)
 #
 # Seeds: every .kp file of the repository. Another build directory with
 # FUZZ_BUILD (default build-fuzz); KUIPER_BUILD_LOCK=FILE runs the build
@@ -16,9 +19,14 @@
 set -euo pipefail
 
 mode=full
-if [ "${1:-}" = "--smoke" ]; then
-  mode=smoke
-fi
+build_only=false
+for arg in "$@"; do
+  case "$arg" in
+    --smoke) mode=smoke ;;
+    --build-only) build_only=true ;;
+    *) echo "fuzz.sh: unknown option $arg" >&2; exit 2 ;;
+  esac
+done
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${FUZZ_BUILD:-build-fuzz}
 case "$build" in /*) ;; *) build="$root/$build" ;; esac
@@ -61,6 +69,9 @@ start=$(date +%s)
 "${lock[@]}" nice ninja -C "$build" "$target" | grep -v '^\[' || true
 test -x "$build/bin/$target" || { echo "fuzz: $target did not build"; exit 1; }
 echo "fuzz: built $target in $(( $(date +%s) - start )) s"
+if $build_only; then
+  exit 0
+fi
 
 seeds="$build/seeds"
 rm -rf "$seeds"

@@ -70,6 +70,10 @@ if cmake:
     config.substitutions.append(("%cmake-generator", generator))
     config.substitutions.append(("%cmake", cmake))
 
+# The GoogleTest unit tests (unittests/), where GoogleTest was found.
+if os.path.exists(tool("KuiperUnitTests")):
+    config.available_features.add("unittests")
+    config.substitutions.append(("%kuiper-unittests", tool("KuiperUnitTests")))
 if config.kuiper_ptxas and os.path.exists(config.kuiper_ptxas):
     config.available_features.add("ptxas")
 try:
