@@ -624,10 +624,18 @@ std::vector<solver::Query> KernelVerifier::buildQueries(z3::context &z, SymExec 
     if (q.proved && !opts.keepSMT)
       continue;
     q.smt = canonicalLetNames(solver::smtText(z, asserts));
-    // (Its conjuncts are among the query's, so the bounds above already
-    // tried it: only the solver stages are left for it.)
-    if (auto skeleton = solver::integerSkeleton(assumptions, !*o.goal))
-      q.skeletonSmt = solver::smtText(z, *skeleton);
+    // Interval bounds on the skeleton too: they can refute it where they
+    // could not refute the whole query (a term of the query that they do not
+    // read, a float's, makes them give up on what it constrains).
+    if (auto skeleton = solver::integerSkeleton(assumptions, !*o.goal)) {
+      if (solver::refutedByIntervals(*skeleton)) {
+        q.proved = true;
+        if (!opts.keepSMT)
+          continue;
+      } else {
+        q.skeletonSmt = solver::smtText(z, *skeleton);
+      }
+    }
     // Value checks the solver may not decide whole are split on the thread's
     // variables (solveQuery): for each fixed value, guards on it fold away.
     // So are a warp-level kernel's overflow checks on the lane: an i32

@@ -243,6 +243,8 @@ Error makeError(std::string message, int code) {
 
 Result<Module> compile(const std::string &source, const std::string &path,
                        const CompileOptions &opts) {
+  // The runs on the CPU executor before the proof, kept for those after it.
+  std::shared_ptr<RunMemo> runMemo;
   SourceManager sm;
   DiagnosticEngine diags(sm);
   std::unique_ptr<ast::Module> ast =
@@ -297,6 +299,8 @@ Result<Module> compile(const std::string &source, const std::string &path,
     // failure a run shows is reported at once, with the run, unsolved.
     std::unique_ptr<Module> runnable;
     if (opts.replay)
+      runMemo = makeRunMemo();
+    if (opts.replay)
       vopts.runFirst = [&](const std::string &kernel) {
         if (!runnable) {
           auto copy = std::make_unique<ModuleImpl>();
@@ -312,6 +316,7 @@ Result<Module> compile(const std::string &source, const std::string &path,
         quick.maxThreads = 1 << 12;
         quick.maxSteps = 200'000;
         quick.solveSizes = false;
+        quick.memo = runMemo;
         return runForFailures(*runnable, kernel, /*reverse=*/false, {1 << 12, 64}, quick);
       };
     impl->report = verifyModule(*impl->module, vopts);
@@ -355,6 +360,7 @@ Result<Module> compile(const std::string &source, const std::string &path,
   if (opts.verify && opts.replay && !result.report().verified()) {
     ReplayOptions replay;
     replay.budgetSeconds = opts.budgetSeconds;
+    replay.memo = runMemo;
     replayAndFalsify(result, result.report(), replay);
   } else if (opts.verify) {
     for (KernelReport &kr : result.report().kernels)

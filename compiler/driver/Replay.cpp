@@ -23,6 +23,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <map>
+#include <mutex>
 #include <optional>
 #include <set>
 
@@ -670,6 +672,17 @@ void replayCounterexamples(const Module &module, Report &report,
         replayCheck(module, kr.name, c, opts);
 }
 
+struct RunMemo {
+  struct Run {
+    ExecResult result;
+    Args after; // the arguments as the run left them
+  };
+  std::mutex lock;
+  std::map<std::string, Run> runs;
+};
+
+std::shared_ptr<RunMemo> makeRunMemo() { return std::make_shared<RunMemo>(); }
+
 std::vector<CheckResult> runForFailures(const Module &module, const std::string &kernel,
                                         bool reverse, const std::vector<int64_t> &caps,
                                         const ReplayOptions &opts) {
@@ -764,6 +777,7 @@ std::vector<CheckResult> runForFailures(const Module &module, const std::string 
     runs[0].seed = opts.seed;
     runs[0].approxRelTol = 1e-2;
     runs[0].approxWithinRange = true;
+    runs[0].sampleForInvariants = true;
     if (reverse) {
       runs.push_back(runs[0]);
       runs[1].schedule = ExecOptions::Reverse;
@@ -771,15 +785,45 @@ std::vector<CheckResult> runForFailures(const Module &module, const std::string 
     bool tooLong = false; // a run stopped at its step limit
     for (const auto &[filled, fill] : inputs)
     for (const ExecOptions &eo : runs) {
+      // Once a run of these sizes stopped at its step limit, the others
+      // would too (the same loops): they run at the smaller sizes below.
+      if (tooLong)
+        break;
       bool edge = fill == Fill::Edge;
       if (opts.deadline && std::chrono::steady_clock::now() > *opts.deadline)
         return found;
+      // The same kernel, scalars, inputs (their fill and seed) and schedule:
+      // the same run (the executor is deterministic), whatever its limits.
+      std::string memoKey;
+      if (opts.memo)
+        memoKey = kernel + "|" + key + "|" + std::to_string(int(fill)) + "|" +
+                  std::to_string(int(eo.schedule)) + "|" + std::to_string(eo.seed);
       Args a = filled;
-      Result<ExecResult> r = Executor(eo).run(module, kernel, a);
-      if (!r) {
-        tooLong |= r.error().message.find("step limit") != std::string::npos;
-        continue;
+      std::optional<ExecResult> ran;
+      if (opts.memo) {
+        std::lock_guard<std::mutex> guard(opts.memo->lock);
+        auto it = opts.memo->runs.find(memoKey);
+        if (it != opts.memo->runs.end()) {
+          if (getenv("KUIPER_RUN_TRACE")) fprintf(stderr, "HIT %s\n", memoKey.c_str());
+          ran = it->second.result;
+          a = it->second.after;
+        }
       }
+      if (!ran) {
+        auto T0 = std::chrono::steady_clock::now();
+        Result<ExecResult> r = Executor(eo).run(module, kernel, a);
+        if (getenv("KUIPER_RUN_TRACE")) fprintf(stderr, "RUN %s cap=%ld fav=%s key=%s fill=%d sched=%d steps=%lu ms=%.1f ok=%d\n", kernel.c_str(), (long)cap, favour.c_str(), key.c_str(), int(fill), int(eo.schedule), (unsigned long)eo.maxSteps, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now()-T0).count(), bool(r));
+        if (!r) {
+          tooLong |= r.error().message.find("step limit") != std::string::npos;
+          continue;
+        }
+        ran = std::move(*r);
+        if (opts.memo) {
+          std::lock_guard<std::mutex> guard(opts.memo->lock);
+          opts.memo->runs.emplace(memoKey, RunMemo::Run{*ran, a});
+        }
+      }
+      ExecResult *r = &*ran;
       // Past a barrier not all threads reach, what the executor does next is
       // its own choice (the program's behaviour is undefined): such a run
       // names no other check.

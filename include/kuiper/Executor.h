@@ -165,6 +165,13 @@ struct ExecOptions {
   /// proof is over the reals, without underflow or overflow, so a run that
   /// looks for failures of it (runForFailures) must not count those.
   bool approxWithinRange = false;
+  /// Check a `for` loop's invariants after its first four iterations, after
+  /// each iteration whose number is a power of two and after the last one
+  /// only (on entry as always), not after every iteration: an invariant over
+  /// a sum of the elements so far costs as many operations as the loop has
+  /// run, every iteration. For runs that look for failures (runForFailures):
+  /// a violation between those points goes unseen (a run proves nothing).
+  bool sampleForInvariants = false;
   /// Stop recording new violations after this many (distinct) ones.
   unsigned maxViolations = 100;
   /// Do not run the kernel: evaluate its `ensures` on the buffers as bound

@@ -13,12 +13,17 @@
 #include "kuiper/Executor.h"
 
 #include <cstdint>
+#include <memory>
 #include <chrono>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace kuiper {
+
+/// Runs of runForFailures kept for later calls that share it (see
+/// ReplayOptions::memo). Defined in Replay.cpp.
+struct RunMemo;
 
 /// Limits and seeds of a replay.
 struct ReplayOptions {
@@ -46,7 +51,16 @@ struct ReplayOptions {
   double budgetSeconds = 0;
   /// Set by falsifyUndecided from the budget: no run starts after it.
   std::optional<std::chrono::steady_clock::time_point> deadline;
+  /// Runs that finished, shared by the calls of runForFailures given the same
+  /// memo (a kernel's runs before its proof and its falsifying runs after
+  /// it): a run of the same kernel with the same scalars, inputs and schedule
+  /// is the same run, so it is not run again. The module must not change
+  /// between those calls. Null: every run is run (makeRunMemo makes one).
+  std::shared_ptr<RunMemo> memo;
 };
+
+/// A new, empty RunMemo for ReplayOptions::memo.
+std::shared_ptr<RunMemo> makeRunMemo();
 
 /// Replays the counterexample of one failed check of `kernel`; sets
 /// `check.confirmed` and `check.observed`. Checks that did not fail, or that

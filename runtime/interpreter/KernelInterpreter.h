@@ -76,6 +76,7 @@ struct Frame {
   mlir::Block *block = nullptr;
   mlir::Block::iterator next;
   int64_t inductionValue = 0, upperBound = 0, step = 1;
+  uint64_t iterations = 0; ///< of a kuiper.for: how many have run
   unsigned inductionWidth = 32;
   bool inWhileBody = false; ///< false: in the condition
 };

@@ -157,7 +157,11 @@ bool KernelInterpreter::continueFor(Thread &thread) {
   // (A step past the type's range is an overflow the verifier reports; the
   // run then checks the invariant at the bound.)
   int64_t at = wraps ? frame.upperBound : next;
-  if (!checkInvariants(forOp.getInvariants(),
+  uint64_t done = ++frame.iterations;
+  bool last = wraps || next >= frame.upperBound;
+  bool sampled = last || done <= 4 || (done & (done - 1)) == 0;
+  if ((sampled || !options.sampleForInvariants) &&
+      !checkInvariants(forOp.getInvariants(),
                        {makeInteger(frame.inductionWidth, (uint64_t)at)},
                        thread, /*onEntry=*/false))
     return false;
