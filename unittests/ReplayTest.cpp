@@ -650,3 +650,68 @@ TEST(Settle, ATentativeFailureNoRunConfirmsIsUndecided) {
   EXPECT_EQ(kr.checks[1].status, CheckStatus::Failed);
   EXPECT_EQ(kr.verdict, Verdict::Failed);
 }
+
+TEST(Falsify, RunsThatFinishedAreReusedThroughTheMemo) {
+  // The same calls with a memo: the second, under a step limit no run can
+  // finish within, finds what the first found, from the runs the first kept
+  // (without the memo it would find nothing).
+  Module m = compileNoVerify(kRowSumMissingLevel, "k.kp");
+  ReplayOptions opts;
+  opts.memo = makeRunMemo();
+  std::vector<CheckResult> first = runForFailures(m, "row_sum", false, {1 << 12}, opts);
+  ASSERT_EQ(first.size(), 1u);
+  opts.maxSteps = 1;
+  std::vector<CheckResult> again = runForFailures(m, "row_sum", false, {1 << 12}, opts);
+  ASSERT_EQ(again.size(), 1u);
+  EXPECT_EQ(again[0].observed, first[0].observed);
+  opts.memo = nullptr;
+  EXPECT_TRUE(runForFailures(m, "row_sum", false, {1 << 12}, opts).empty());
+}
+
+namespace {
+// acc == j breaks after the iteration j = 5 only (checked with j = 6): the
+// sixth iteration's check, and it is restored by the seventh.
+const char *kInvariantBrokenAtSix = R"(
+kernel count(out y: i32[1], n: i32)
+  launch block(1) grid(1)
+  requires n >= 0 && n <= 100
+{
+  var acc: i32 = 0;
+  for j in 0..n
+    invariant acc == j
+  {
+    acc += 1;
+    if j == 5 {
+      acc += 100;
+    }
+    if j == 6 {
+      acc -= 100;
+    }
+  }
+  y[0] = acc;
+}
+)";
+
+size_t invariantViolations(const Module &m, int64_t n, bool sampled) {
+  Args args;
+  args.setInt("n", n);
+  Executor executor;
+  EXPECT_TRUE(executor.allocateBuffers(m, "count", args));
+  ExecOptions eo;
+  eo.sampleForInvariants = sampled;
+  Result<ExecResult> r = Executor(eo).run(m, "count", args);
+  EXPECT_TRUE(bool(r)) << (r ? "" : r.error().message);
+  size_t found = 0;
+  if (r)
+    for (const Violation &v : r->violations)
+      found += v.kind == CheckId::Invariant;
+  return found;
+}
+} // namespace
+
+TEST(Executor, SampledInvariantChecksSkipSomeIterationsButNeverTheLast) {
+  Module m = compileNoVerify(kInvariantBrokenAtSix, "k.kp");
+  EXPECT_EQ(invariantViolations(m, 10, /*sampled=*/false), 1u); // every iteration
+  EXPECT_EQ(invariantViolations(m, 10, /*sampled=*/true), 0u);  // 6: no power of two
+  EXPECT_EQ(invariantViolations(m, 6, /*sampled=*/true), 1u);   // the last iteration
+}
