@@ -8,7 +8,7 @@ CCACHE_LAUNCHER := $(if $(shell command -v ccache 2>/dev/null),\
   -DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 DIST_BUILD ?= build-dist
 
-.PHONY: all setup configure build build-compiler demo check check-sanitize fuzz gpu-check gpu-bench kernelbench \
+.PHONY: all setup configure build build-compiler demo check check-slow check-sanitize fuzz gpu-check gpu-bench kernelbench \
   dist install clean
 
 all: build
@@ -55,6 +55,11 @@ demo: build-compiler
 check: build
 	ninja -C $(BUILD) check-kuiper
 	FUZZ_TIME=$${FUZZ_SMOKE_TIME:-10} scripts/fuzz.sh --smoke
+
+# The corpus files whose proofs are long (a `// SLOW:` line in the file says why), which
+# `make check` leaves out; `.ci/run` runs them after `make check`.
+check-slow: build-compiler
+	/usr/lib/llvm-22/bin/lit --param slow=1 -sv $(BUILD)/test/Verifier/verdicts-slow.test
 
 # The whole project and its tests under ASan + UBSan, in build-sanitize.
 check-sanitize: configure

@@ -89,5 +89,8 @@ if shutil.which("z3"):
 # The whole KernelBench set takes minutes: `lit --param kernelbench=1` runs it.
 if lit_config.params.get("kernelbench"):
     config.available_features.add("kernelbench")
+# Corpus files marked `// SLOW:` (long proofs): `lit --param slow=1` (`make check-slow`).
+if lit_config.params.get("slow"):
+    config.available_features.add("slow")
 if config.kuiper_libdevice and os.path.exists(config.kuiper_libdevice):
     config.available_features.add("libdevice")
