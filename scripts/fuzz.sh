@@ -76,9 +76,16 @@ fi
 seeds="$build/seeds"
 rm -rf "$seeds"
 mkdir -p "$seeds" "$build/artifacts"
+# (One process copies them all: a cp per file took 7 of the smoke run's 26 s.)
 (cd "$root" && git ls-files -co --exclude-standard -- '*.kp' 2>/dev/null ||
                find examples test stdlib -name '*.kp') |
-  while read -r f; do cp "$root/$f" "$seeds/$(echo "$f" | tr / _)"; done
+  python3 -c '
+import shutil, sys
+root, seeds = sys.argv[1], sys.argv[2]
+for f in sys.stdin.read().split("\n"):
+    if f:
+        shutil.copyfile(root + "/" + f, seeds + "/" + f.replace("/", "_"))
+' "$root" "$seeds"
 
 if [ $mode = smoke ]; then
   corpus=$(mktemp -d)

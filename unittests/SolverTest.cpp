@@ -251,8 +251,9 @@ TEST(Extrema, LoopValuesEqualAsValuesStandInForTheirInterleavedFolds) {
   // A lane missing, or a zero's sign asked for: not refuted.
   for (auto [lanes, sign] : {std::pair{3u, false}, std::pair{4u, true}}) {
     out = canonicalExtrema(z, query(lanes, sign), 8, true);
-    if (out)
+    if (out) {
       EXPECT_NE(solved(*out), z3::unsat);
+    }
   }
 }
 

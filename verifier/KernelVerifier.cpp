@@ -416,7 +416,7 @@ static void keepRealValuedObligations(SymExec &ex) {
 
 bool KernelVerifier::verifyInMode(z3::context &z, FloatMode mode, KernelReport &report,
                                   bool exactContractsOverReals) {
-  auto t0 = std::chrono::steady_clock::now();
+  [[maybe_unused]] auto t0 = std::chrono::steady_clock::now();
   auto owned = std::make_unique<SymExec>(z, kernel, mode);
   SymExec &ex = *owned;
   ex.exactContractsOverReals = exactContractsOverReals;
@@ -586,7 +586,7 @@ static std::vector<z3::expr> queryOf(SymExec &ex, const Obligation &o) {
 
 std::vector<solver::Query> KernelVerifier::buildQueries(z3::context &z, SymExec &ex,
                                                         const std::vector<size_t> &which) {
-  auto t0 = std::chrono::steady_clock::now();
+  [[maybe_unused]] auto t0 = std::chrono::steady_clock::now();
   std::vector<size_t> all;
   if (which.empty())
     for (size_t i = 0; i < ex.obligations.size(); ++i)

@@ -125,7 +125,7 @@ void SymExec::execOp(Operation &op) {
     return;
   Operation *outer = currentOp;
   currentOp = &op;
-  auto restore = llvm::make_scope_exit([&] { currentOp = outer; });
+  llvm::scope_exit restore([&] { currentOp = outer; });
   bool handled = false;
   if (isIntegerOp(&op))
     handled = execIntegerOp(op);
