@@ -22,6 +22,10 @@ config.excludes.append("kp")
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
+# The proof cache of the tests is the build directory's own (test/proof-cache), not the
+# user's ~/.cache/kuiper: a fresh build is tested from an empty cache, as on a CI machine,
+# and the proofs of other checkouts do not shorten (or hide the cost of) this one's.
+config.environment["KUIPER_CACHE_DIR"] = os.path.join(config.kuiper_obj_root, "test", "proof-cache")
 llvm_config.use_default_substitutions()
 
 # `lit --param kuiper_tools_dir=DIR` tests the binaries of DIR (an installed
