@@ -298,9 +298,8 @@ Result<Module> compile(const std::string &source, const std::string &path,
     // A kernel whose proof may take long is run on the CPU executor first: a
     // failure a run shows is reported at once, with the run, unsolved.
     std::unique_ptr<Module> runnable;
-    if (opts.replay)
+    if (opts.replay) {
       runMemo = makeRunMemo();
-    if (opts.replay)
       vopts.runFirst = [&](const std::string &kernel) {
         if (!runnable) {
           auto copy = std::make_unique<ModuleImpl>();
@@ -319,6 +318,7 @@ Result<Module> compile(const std::string &source, const std::string &path,
         quick.memo = runMemo;
         return runForFailures(*runnable, kernel, /*reverse=*/false, {1 << 12, 64}, quick);
       };
+    }
     impl->report = verifyModule(*impl->module, vopts);
     vopts.runFirst = nullptr;
     runnable.reset();

@@ -804,15 +804,12 @@ std::vector<CheckResult> runForFailures(const Module &module, const std::string 
         std::lock_guard<std::mutex> guard(opts.memo->lock);
         auto it = opts.memo->runs.find(memoKey);
         if (it != opts.memo->runs.end()) {
-          if (getenv("KUIPER_RUN_TRACE")) fprintf(stderr, "HIT %s\n", memoKey.c_str());
           ran = it->second.result;
           a = it->second.after;
         }
       }
       if (!ran) {
-        auto T0 = std::chrono::steady_clock::now();
         Result<ExecResult> r = Executor(eo).run(module, kernel, a);
-        if (getenv("KUIPER_RUN_TRACE")) fprintf(stderr, "RUN %s cap=%ld fav=%s key=%s fill=%d sched=%d steps=%lu ms=%.1f ok=%d\n", kernel.c_str(), (long)cap, favour.c_str(), key.c_str(), int(fill), int(eo.schedule), (unsigned long)eo.maxSteps, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now()-T0).count(), bool(r));
         if (!r) {
           tooLong |= r.error().message.find("step limit") != std::string::npos;
           continue;
