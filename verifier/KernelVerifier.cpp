@@ -814,16 +814,22 @@ void KernelVerifier::addResults(z3::context &z, SymExec &ex, std::vector<solver:
   std::vector<CheckResult> results;
   std::set<std::string> racesAt; // locations of the races found
   bool divergent = false;         // a barrier some threads of a block miss
+  bool noLaunch = false;          // the requires clauses allow no launch
   for (size_t i = 0; i < ex.obligations.size(); ++i) {
     report.obligations++;
     CheckResult c = resultOf(z, ex, ex.obligations[i], queries[i]);
     if (c.id == CheckId::Race && c.status == CheckStatus::Failed)
       racesAt.insert(c.location());
     divergent |= c.id == CheckId::BarrierDivergence && c.status == CheckStatus::Failed;
+    noLaunch |= ex.obligations[i].vacuityIsError && c.status == CheckStatus::Failed;
     results.push_back(std::move(c));
   }
   for (size_t i = 0; i < results.size(); ++i) {
     CheckResult &c = results[i];
+    // With no launch allowed at all, "none that runs a thread" says it again.
+    if (noLaunch && ex.obligations[i].vacuityProbe && c.id == CheckId::Precondition &&
+        c.status == CheckStatus::Warning && !opts.keepSMT)
+      continue;
     // The writer of an element two threads write cannot be named: with the
     // race that says so at the same access, "could not determine which
     // thread writes" is that race again.
@@ -1073,7 +1079,7 @@ CheckStatus KernelVerifier::refineFolds(z3::context &z, SymExec &ex, Obligation 
 /// Proving the negation of an assumption shows it contradictory: a warning.
 void KernelVerifier::vacuityResult(Obligation &o, CheckResult &c) {
   if (c.status == CheckStatus::Proved) {
-    c.status = CheckStatus::Warning;
+    c.status = o.vacuityIsError ? CheckStatus::Failed : CheckStatus::Warning;
     c.message = o.failMessage;
   } else if (c.status == CheckStatus::Failed) {
     c.status = CheckStatus::Proved;

@@ -39,7 +39,9 @@ void SymExec::execIf(scf::IfOp op) {
   };
   std::vector<z3::expr> thenYs, elseYs;
   auto stateBefore = state, startBefore = intervalStart;
+  size_t thenBegin = events.size();
   runBranch(op.getThenRegion(), c, thenYs);
+  size_t thenEnd = events.size();
   z3::expr thenFacts = factsSince(facts, savedFacts);
   auto thenLocals = locals;
   unsigned iThen = interval;
@@ -63,36 +65,51 @@ void SymExec::execIf(scf::IfOp op) {
   runBranch(op.getElseRegion(), !c, elseYs);
   z3::expr elseFacts = factsSince(facts, savedFacts);
   unsigned iElse = interval;
+  auto select = [&](std::map<const void *, MemRef> &now,
+                    const std::map<const void *, MemRef> &then) {
+    for (auto &[mem, ref] : now) {
+      auto it = then.find(mem);
+      if (it == then.end() || it->second == ref)
+        continue;
+      auto node = std::make_shared<MemNode>();
+      node->kind = MemNode::Select;
+      node->id = nodeIds++;
+      node->cond = c;
+      node->alt = it->second;
+      node->prev = ref;
+      ref = node;
+    }
+  };
   if (selectStates && iThen == iElse) {
-    auto select = [&](std::map<const void *, MemRef> &now,
-                      const std::map<const void *, MemRef> &then) {
-      for (auto &[mem, ref] : now) {
-        auto it = then.find(mem);
-        if (it == then.end() || it->second == ref)
-          continue;
-        auto node = std::make_shared<MemNode>();
-        node->kind = MemNode::Select;
-        node->id = nodeIds++;
-        node->cond = c;
-        node->alt = it->second;
-        node->prev = ref;
-        ref = node;
-      }
-    };
     select(state, thenState);
     select(intervalStart, thenStart);
-  }
-  if (iThen != iElse) {
-    // Only sound when the condition is not block-uniform, in which case the
-    // barriers inside are reported as divergent. Never a silent pass.
-    Obligation o;
-    o.id = CheckId::BarrierDivergence;
-    o.loc = srcLoc(op.getLoc());
-    o.unsupported = "the branches of this conditional pass different numbers of barriers";
-    obligations.push_back(o);
+  } else if (iThen != iElse) {
+    // The branches pass different numbers of barriers (a block-uniform early
+    // `return` before a barrier, a barrier in a uniform `if` without `else`):
+    // the divergence check proves that a block's threads all reach each
+    // barrier or none does, so a block takes one branch, and its threads have
+    // passed as many barriers as that branch has (dynInterval below). Each
+    // branch's last interval is merged at its end, as at a barrier; the code
+    // after the `if` reads the merge of the branch its thread took. Merging
+    // early is sound as at a barrier loop's entry: what another thread of the
+    // block wrote in the interval the code after the `if` continues is read
+    // there only by a race, which the race check (on the dynamic intervals)
+    // reports; the thread's own writes are in the merge.
+    mergeInterval(lockstepIters, false, {thenBegin, thenEnd});
+    auto elseMerged = state;
+    state = thenState;
+    intervalStart = thenStart;
+    interval = iThen;
+    mergeInterval(lockstepIters, false, {thenEnd, events.size()});
+    auto thenMerged = std::move(state);
+    state = std::move(elseMerged);
+    select(state, thenMerged);
     interval = std::max(iThen, iElse) + 1;
+    intervalStart = state;
   }
-  dynInterval = dThen;
+  // Each thread has passed the barriers of the branch it took.
+  if (!z3::eq(dThen, dynInterval))
+    dynInterval = z3::ite(c, dThen, dynInterval).simplify();
   // Lanes of one warp that pass a syncwarp in a branch all take it (the
   // convergence check): the phase is the branch's.
   if (!z3::eq(wThen, warpPhase))

@@ -565,18 +565,24 @@ bool SymExec::witness(const Event &e, const std::vector<unsigned> &freeThreadVar
   for (size_t d0 = 0; d0 < e.idx.size(); ++d0) {
     if (usedDim[d0])
       continue;
-    const Division *q = divisionOf(e.idx[d0], true);
-    if (q && !mentions(q->divisor, vars)) {
+    // (Either dimension may come first: y[e / n, e % n] and, column-major,
+    // y[e % n, e / n].)
+    const Division *first = divisionOf(e.idx[d0], true);
+    if (!first)
+      first = divisionOf(e.idx[d0], false);
+    if (first && !mentions(first->divisor, vars)) {
       for (size_t d1 = 0; d1 < e.idx.size(); ++d1) {
-        const Division *r = d1 == d0 || usedDim[d1] ? nullptr : divisionOf(e.idx[d1], false);
-        if (!r || !z3::eq(r->dividend, q->dividend) || !z3::eq(r->divisor, q->divisor))
+        const Division *r =
+            d1 == d0 || usedDim[d1] ? nullptr : divisionOf(e.idx[d1], !first->quotient);
+        if (!r || !z3::eq(r->dividend, first->dividend) || !z3::eq(r->divisor, first->divisor))
           continue;
         usedDim[d0] = usedDim[d1] = true;
-        flattened.push_back({d0, d1, q->dividend, q->divisor});
-        idxs.push_back(q->dividend);
-        tgts.push_back(target[d0] * q->divisor + target[d1]);
+        size_t dq = first->quotient ? d0 : d1, dr = first->quotient ? d1 : d0;
+        flattened.push_back({dq, dr, first->dividend, first->divisor});
+        idxs.push_back(first->dividend);
+        tgts.push_back(target[dq] * first->divisor + target[dr]);
         if (selfGoal)
-          digitConds = digitConds && q->divisor != 0;
+          digitConds = digitConds && first->divisor != 0;
         break;
       }
       if (usedDim[d0])

@@ -86,6 +86,9 @@ struct Obligation {
   /// A vacuity probe: the goal is the negation of an assumption; "proved"
   /// means the assumption is contradictory (a warning), "failed" is fine.
   bool vacuityProbe = false;
+  /// A contradictory assumption of this vacuity probe is an error, not a
+  /// warning (the requires clauses: no launch of the kernel is allowed).
+  bool vacuityIsError = false;
   /// Extra assumptions, justified by other obligations (lemmas), for a second
   /// attempt when the first one is undecided.
   std::vector<z3::expr> fallback;
@@ -637,11 +640,12 @@ private:
   /// outermost loop first.
   z3::expr iterationsBefore(const std::vector<z3::expr> &a, const std::vector<z3::expr> &b,
                             bool strict);
-  /// Merges the writes of the current barrier interval into the block's view.
   /// Merges the writes of the barrier interval into the memory state at a
   /// barrier; `atSyncWarp`: of shared arrays, by the reader's warp, where the
-  /// reader passed the syncwarp (MemNode::warpOnly).
-  void mergeInterval(const std::set<unsigned> &fixedIters, bool atSyncWarp = false);
+  /// reader passed the syncwarp (MemNode::warpOnly). The events numbered
+  /// [skip.first, skip.second) are left out (the other branch of an `if`).
+  void mergeInterval(const std::set<unsigned> &fixedIters, bool atSyncWarp = false,
+                     std::pair<size_t, size_t> skip = {0, 0});
   z3::expr covered(const Event &e, const std::vector<z3::expr> &from,
                    const std::vector<z3::expr> &to, const std::vector<z3::expr> &target);
 

@@ -7,12 +7,16 @@ using namespace mlir;
 using namespace kuiper;
 using namespace kuiper::verifier;
 
-void SymExec::mergeInterval(const std::set<unsigned> &fixedIters, bool atSyncWarp) {
+void SymExec::mergeInterval(const std::set<unsigned> &fixedIters, bool atSyncWarp,
+                            std::pair<size_t, size_t> skip) {
   std::map<const void *, std::vector<const Event *>> writes;
-  for (auto &e : events)
-    if (e->interval == interval && e->kind != Event::Read &&
-        (!atSyncWarp || mems.at(e->mem).shared))
-      writes[e->mem].push_back(e.get());
+  for (size_t i = 0; i < events.size(); ++i) {
+    const Event &e = *events[i];
+    if (i >= skip.first && i < skip.second)
+      continue;
+    if (e.interval == interval && e.kind != Event::Read && (!atSyncWarp || mems.at(e.mem).shared))
+      writes[e.mem].push_back(&e);
+  }
   for (auto &[mem, evs] : writes) {
     if (!mems.at(mem).shared && mems.at(mem).access == BufferAccess::In)
       continue;

@@ -333,7 +333,34 @@ bool SymExec::writerPostcondition(EnsuresOp ens) {
   evalGoal(ens.getCond(), extra, obs);
   std::vector<z3::expr> t = indices();
   overrideLoad.erase(target);
-  z3::expr cov = z.bool_val(false);
+  // Where the clause holds whatever the element holds, it need not be
+  // written: `i < n ==> y[i] == x[i]` names y[i] only for i < n. The
+  // disjuncts of the clause's body that do not read the element (the
+  // negated guard of an implication) say where.
+  std::map<Operation *, bool> reads;
+  std::function<bool(Value)> readsTarget = [&](Value x) {
+    Operation *d = x.getDefiningOp();
+    if (!d)
+      return false;
+    if (auto it = reads.find(d); it != reads.end())
+      return it->second;
+    bool r = d == target.getOperation();
+    for (Value o : d->getOperands())
+      r = r || readsTarget(o);
+    d->walk([&](LoadOp l) { r |= l == target; });
+    return reads[d] = r;
+  };
+  z3::expr regardless = z.bool_val(false);
+  std::function<void(Value)> disjuncts = [&](Value x) {
+    if (auto o = x.getDefiningOp<arith::OrIOp>(); o && o->getBlock() == b) {
+      disjuncts(o.getLhs());
+      disjuncts(o.getRhs());
+    } else if (!readsTarget(x)) {
+      regardless = regardless || get(x);
+    }
+  };
+  disjuncts(v);
+  z3::expr cov = regardless.simplify();
   for (const Event *e : writes) {
     for (bool iterFirst : {true, false}) {
       std::vector<z3::expr> from, to;
