@@ -630,6 +630,32 @@ z3::expr SymExec::reduceTerm(ReduceKind k, z3::expr f, Type termType, z3::expr l
     termFacts.push_back({t, z3::implies(count == 1, t == z3::select(f, lo))});
     termFacts.push_back({t, z3::implies(count > 1, t == reduceCombine(k, prev, fl))});
   }
+  // A maximum and an argmax of the same terms (a loop's `best` and `bi`
+  // invariants): the term at the argmax is the maximum, as a value (== in a
+  // clause: -0 and +0 are equal, NaN equals NaN). Valid: a NaN term makes the
+  // maximum NaN and the argmax the first NaN; otherwise the argmax is the
+  // first of the largest terms, which the maximum equals (fmaximum prefers +0
+  // to -0, a value-equal term).
+  if (k != ReduceKind::Prod) {
+    auto id = [&](const z3::expr &e) { return std::to_string(Z3_get_ast_id(z, e)); };
+    // (Keyed by the lambda's body, whose bound variable is a de Bruijn index:
+    // two reductions of the same terms have lambdas with different names; and
+    // by the bounds as text: equal simplified bounds had different ids.)
+    std::string key = id(f.is_lambda() ? f.body() : f) + "|" + lo.simplify().to_string() + "|" +
+                      count.simplify().to_string() + "|" +
+                      std::to_string(s) + (isMin ? "|min" : "|max");
+    auto &[value, index] = extremumPairs[key];
+    bool complete = value && index;
+    (arg ? index : value) = t;
+    if (!complete && value && index) {
+      z3::expr v = *value, at = z3::select(f, *index);
+      z3::expr same = v == at;
+      if (!v.is_int() && !v.is_real())
+        same = z3::expr(z, Z3_mk_fpa_eq(z, v, at)) ||
+               (z3::expr(z, Z3_mk_fpa_is_nan(z, v)) && z3::expr(z, Z3_mk_fpa_is_nan(z, at)));
+      termFacts.push_back({*index, z3::implies(count >= 1, same)});
+    }
+  }
   if (k == ReduceKind::Prod || s >= maxStep || maxStep / s > 1024)
     return t;
   z3::expr lo2 = (lo + z.int_val(s)).simplify();

@@ -606,6 +606,9 @@ private:
   /// The lambdas of the symbolic sums read as they are (for ShiftedSum).
   std::vector<z3::expr> plainSumBodies;
   z3::expr reduceOp(kuiper::ReduceOp op);
+  /// The max (min) and argmax (argmin) terms made so far, by their terms,
+  /// first index, count and step (see reduceTerm: a fact ties the two).
+  std::map<std::string, std::pair<std::optional<z3::expr>, std::optional<z3::expr>>> extremumPairs;
   z3::expr reduceTerm(kuiper::ReduceKind k, z3::expr f, mlir::Type termType, z3::expr lo, z3::expr hi,
                       int64_t step, int64_t maxStep);
   z3::expr reduceCombine(kuiper::ReduceKind k, z3::expr acc, z3::expr term);
