@@ -692,7 +692,8 @@ Answer kuiper::solver::solveQuery(z3::context &context, Query &query, const Limi
     // simplify-then-smt before the simplex stage, not all of it: a block
     // softmax's postcondition over the reals ran simplify-then-smt for its
     // whole 40 million units (64 s) undecided, where simplex then proved it
-    // in 7 s. (No query of the corpus was proven there past a quarter.)
+    // in 7 s. (No query of the corpus a warm context left undecided was
+    // proven there past a quarter, and no verdict of the corpus changed.)
     Limits firstLimits = limits;
     if (stages == Stages::All && bitBlastSeconds(asserts) == 0)
       firstLimits = quickShare(limits, limits.quickRlimit / 4);
