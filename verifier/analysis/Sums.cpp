@@ -636,7 +636,15 @@ z3::expr SymExec::reduceTerm(ReduceKind k, z3::expr f, Type termType, z3::expr l
   // maximum NaN and the argmax the first NaN; otherwise the argmax is the
   // first of the largest terms, which the maximum equals (fmaximum prefers +0
   // to -0, a value-equal term).
-  if (k != ReduceKind::Prod) {
+  if (!extremumPairsPossible) {
+    // (Only where the kernel has both kinds: the key costs two printed terms.)
+    std::set<ReduceKind> kinds;
+    kernel.walk([&](ReduceOp r) { kinds.insert(r.getKind()); });
+    auto has = [&](ReduceKind rk) { return kinds.count(rk) > 0; };
+    extremumPairsPossible = (has(ReduceKind::Max) && has(ReduceKind::ArgMax)) ||
+                            (has(ReduceKind::Min) && has(ReduceKind::ArgMin));
+  }
+  if (k != ReduceKind::Prod && *extremumPairsPossible) {
     auto id = [&](const z3::expr &e) { return std::to_string(Z3_get_ast_id(z, e)); };
     // (Keyed by the lambda's body, whose bound variable is a de Bruijn index:
     // two reductions of the same terms have lambdas with different names; and

@@ -609,6 +609,7 @@ private:
   /// The max (min) and argmax (argmin) terms made so far, by their terms,
   /// first index, count and step (see reduceTerm: a fact ties the two).
   std::map<std::string, std::pair<std::optional<z3::expr>, std::optional<z3::expr>>> extremumPairs;
+  std::optional<bool> extremumPairsPossible; ///< the kernel has a max and an argmax (min, argmin)
   z3::expr reduceTerm(kuiper::ReduceKind k, z3::expr f, mlir::Type termType, z3::expr lo, z3::expr hi,
                       int64_t step, int64_t maxStep);
   z3::expr reduceCombine(kuiper::ReduceKind k, z3::expr acc, z3::expr term);
