@@ -57,9 +57,11 @@ check: build
 	FUZZ_TIME=$${FUZZ_SMOKE_TIME:-10} scripts/fuzz.sh --smoke
 
 # The corpus files whose proofs are long (a `// SLOW:` line in the file says why), which
-# `make check` leaves out; `.ci/run` runs them after `make check`.
+# `make check` leaves out, and the kernels written from the docs (test/Corpus/kp/probes);
+# `.ci/run` runs them after `make check`.
 check-slow: build-compiler
-	/usr/lib/llvm-22/bin/lit --param slow=1 -sv $(BUILD)/test/Verifier/verdicts-slow.test
+	/usr/lib/llvm-22/bin/lit --param slow=1 -sv $(BUILD)/test/Verifier/verdicts-slow.test \
+	  $(BUILD)/test/Corpus/probes-1.test $(BUILD)/test/Corpus/probes-2.test
 
 # The whole project and its tests under ASan + UBSan, in build-sanitize.
 check-sanitize: configure
