@@ -813,14 +813,12 @@ void KernelVerifier::addResults(z3::context &z, SymExec &ex, std::vector<solver:
   std::set<std::string> seen;
   std::vector<CheckResult> results;
   std::set<std::string> racesAt; // locations of the races found
-  bool divergent = false;         // a barrier some threads of a block miss
   bool noLaunch = false;          // the requires clauses allow no launch
   for (size_t i = 0; i < ex.obligations.size(); ++i) {
     report.obligations++;
     CheckResult c = resultOf(z, ex, ex.obligations[i], queries[i]);
     if (c.id == CheckId::Race && c.status == CheckStatus::Failed)
       racesAt.insert(c.location());
-    divergent |= c.id == CheckId::BarrierDivergence && c.status == CheckStatus::Failed;
     noLaunch |= ex.obligations[i].vacuityIsError && c.status == CheckStatus::Failed;
     results.push_back(std::move(c));
   }
@@ -835,12 +833,6 @@ void KernelVerifier::addResults(z3::context &z, SymExec &ex, std::vector<solver:
     // thread writes" is that race again.
     if (ex.obligations[i].writerLemma && c.status == CheckStatus::Unknown &&
         racesAt.count(c.location()) && !opts.keepSMT)
-      continue;
-    // Branches that pass different numbers of barriers are modelled only
-    // where their condition is not block-uniform, where a divergent barrier
-    // is reported: with one found, "not verified" at the branch says it again.
-    if (c.id == CheckId::BarrierDivergence && c.status == CheckStatus::Unknown &&
-        !ex.obligations[i].unsupported.empty() && divergent && !opts.keepSMT)
       continue;
     std::string key = std::string(checkName(c.id)) + "|" + c.location() + "|" +
                       statusName(c.status) + "|" + c.message + "|" + c.explanation;

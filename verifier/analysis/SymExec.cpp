@@ -346,18 +346,19 @@ void SymExec::run() {
   launchable.scope = Obligation::Scope::Launch;
   launchable.vacuityProbe = true;
   launchable.vacuityIsError = true;
+  obligations.push_back(launchable);
   // Requires clauses that only an empty launch meets (a condition on the
   // inputs that holds only for empty buffers) prove as little: a warning.
-  Obligation running = launchable;
-  running.message = "some launch the requires clauses allow runs a thread";
-  running.failMessage = "every launch the requires clauses allow runs no thread (an empty grid): "
-                        "every proof is vacuous";
-  running.vacuityIsError = false;
-  if (grid.size() == 3)
+  // (No grid when the budget stopped the execution before the launch.)
+  if (grid.size() == 3) {
+    Obligation running = launchable;
+    running.message = "some launch the requires clauses allow runs a thread";
+    running.failMessage = "every launch the requires clauses allow runs no thread (an empty "
+                          "grid): every proof is vacuous";
+    running.vacuityIsError = false;
     running.assumptions = {grid[0] >= 1 && grid[1] >= 1 && grid[2] >= 1};
-  obligations.push_back(launchable);
-  if (grid.size() == 3) // (not when the budget stopped the execution before the launch)
     obligations.push_back(running);
+  }
 }
 
 void SymExec::execBlock(Block &block) {
