@@ -428,18 +428,29 @@ namespace {
 /// -like too). Edge and index together: floats with edge cases, integers
 /// indices (edge inputs where a `requires` bounds the integer data).
 void fillValues(const Module &module, const std::string &kernel, Args &args, uint64_t seed,
-                bool edge, bool indices, bool ramp) {
+                bool edge, bool indices, bool ramp, bool belowDims = false) {
   const KernelInfo *k = module.kernel(kernel);
   if (!k)
     return;
   indices |= ramp;
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> u(-2.0, 2.0), unit(0.0, 1.0);
-  // Indices: below the smallest positive integer scalar (a size).
+  // Indices: below the smallest positive integer scalar (a size) and, with
+  // belowDims, the smallest dimension of a buffer too (a histogram's bins,
+  // `requires forall i in 0..n: v[i] >= 0 && v[i] < 16`).
   int64_t indexBound = 0;
+  auto bound = [&](int64_t v) {
+    if (v > 0)
+      indexBound = indexBound ? std::min(indexBound, v) : v;
+  };
   for (auto &[name, v] : args.allScalars())
-    if (auto *i = std::get_if<int64_t>(&v); i && *i > 0)
-      indexBound = indexBound ? std::min(indexBound, *i) : *i;
+    if (auto *i = std::get_if<int64_t>(&v))
+      bound(*i);
+  if (belowDims)
+    for (const ParamInfo &p : k->params)
+      if (const HostBuffer *b = p.kind == ParamInfo::Buffer ? args.buffer(p.name) : nullptr)
+        for (int64_t d : b->dims)
+          bound(d);
   for (const ParamInfo &p : k->params) {
     if (p.kind != ParamInfo::Buffer || p.access == "out")
       continue;
@@ -510,20 +521,25 @@ InputFill fillInputsMeetingRequires(const Module &module, const std::string &ker
           std::fill(b->bytes.begin(), b->bytes.end(), 0);
   };
   struct Try {
-    bool indices, zero;
+    bool indices, zero, belowDims;
     const char *how;
   };
   bool edge = values == InputValues::Edge, ramp = values == InputValues::Ramp;
   // Index and Ramp values are index-like already: their fallback is zeroed
-  // accumulators only.
+  // accumulators, then indices below every dimension.
   bool indexLike = values == InputValues::Index || ramp;
-  const Try tries[] = {{indexLike, false, ""},
-                       {indexLike, true, "inout buffers zeroed"},
-                       {true, false, "--inputs index"},
-                       {true, true, "--inputs index, inout buffers zeroed"}};
-  for (size_t i = 0; i < (indexLike ? 2 : std::size(tries)); ++i) {
+  const Try tries[] = {
+      {indexLike, false, false, ""},
+      {indexLike, true, false, "inout buffers zeroed"},
+      {true, false, false, "--inputs index"},
+      {true, true, false, "--inputs index, inout buffers zeroed"},
+      {true, false, true, "index values below the smallest buffer dimension"},
+      {true, true, true, "index values below the smallest buffer dimension, inout buffers zeroed"}};
+  for (size_t i = 0; i < std::size(tries); ++i) {
     const Try &t = tries[i];
-    fillValues(module, kernel, args, seed, edge, t.indices, ramp);
+    if (indexLike && i >= 2 && i < 4)
+      continue; // the same values as the first two
+    fillValues(module, kernel, args, seed, edge, t.indices, ramp, t.belowDims);
     if (t.zero && k)
       zeroInout();
     Result<LaunchInfo> info = probe.describe(module, kernel, args);

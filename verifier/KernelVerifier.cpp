@@ -177,11 +177,15 @@ private:
   /// Some writer lemma of the mode being reported is not proven.
   bool writerUnproven = false;
   /// When some query of `queries` must be solved (not trivial, proven or
-  /// cached) and the kernel is worth it, runs it first (once per kernel,
-  /// VerifyOptions::runFirst); then marks, for each run failure not reported
-  /// yet, the first obligation it refutes (kuiper::refutes; not a lemma or a
-  /// vacuity probe) as refuted by it, and its query as not to be solved.
+  /// cached) and the kernel is worth it, or some obligation cannot be
+  /// checked, runs it first (runOnce); then marks, for each run failure not
+  /// reported yet, every obligation it refutes (kuiper::refutes; not a lemma
+  /// or a vacuity probe) as refuted by it, and their queries as not to be
+  /// solved.
   void runFirst(std::vector<solver::Query> &queries, SymExec &ex);
+  /// Runs the kernel on the CPU executor (VerifyOptions::runFirst) unless it
+  /// ran already, keeping the failures it shows in runFailures.
+  void runOnce();
   /// The run failures no obligation took (a mode's symbolic execution
   /// stopped before it built theirs: the budget ran out before the approx
   /// clauses' proof over the reals): each fails the undecided check it
@@ -282,20 +286,23 @@ void KernelVerifier::runFirst(std::vector<solver::Query> &queries, SymExec &ex) 
     if (!opts.runFirst)
       return;
     solver::ProofCache cache = proofCache();
-    bool toSolve = false;
-    for (const solver::Query &q : queries)
+    bool toSolve = false, unchecked = false;
+    for (size_t i = 0; i < queries.size(); ++i) {
+      const solver::Query &q = queries[i];
       toSolve |= !q.skip && !q.trivial && !q.proved && !cache.contains(q.hash);
-    if (!toSolve)
+      unchecked |= !ex.obligations[i].unsupported.empty();
+    }
+    // A kernel with an obligation that cannot be checked is run whatever the
+    // rest needs: a failure the run shows is a verdict the proof cannot give.
+    if (!toSolve && !unchecked)
       return;
     // A kernel whose proof is usually quick (a map) is run only when its
     // value checks are not decided by the cheap stages: a wrong formula's
     // counterexample needs bit-precise floats (`b - b * a` for `a * b - b`:
     // 5 s), a run shows it in milliseconds.
-    if (!worthRunningFirst(kernel) && !valueChecksUndecided(queries, ex, cache))
+    if (!unchecked && !worthRunningFirst(kernel) && !valueChecksUndecided(queries, ex, cache))
       return;
-    ranFirst = true;
-    runFailures = opts.runFirst(kernel.getSymName().str());
-    runFailureUsed.assign(runFailures.size(), false);
+    runOnce();
   }
   for (size_t k = 0; k < runFailures.size(); ++k) {
     if (runFailureUsed[k])
@@ -306,11 +313,21 @@ void KernelVerifier::runFirst(std::vector<solver::Query> &queries, SymExec &ex) 
         continue;
       if (!refutes(runFailures[k], checkOf(o)))
         continue;
+      // Every obligation of the check the run refutes (the same check at the
+      // same place: an access in each round of an unrolled loop) is failed by
+      // it, not solved: they are one line of the report, which the run fails.
       o.refutedByRun = k;
       queries[i].skip = true;
-      break;
     }
   }
+}
+
+void KernelVerifier::runOnce() {
+  if (ranFirst || !opts.runFirst)
+    return;
+  ranFirst = true;
+  runFailures = opts.runFirst(kernel.getSymName().str());
+  runFailureUsed.assign(runFailures.size(), false);
 }
 
 void KernelVerifier::reportUnusedRunFailures(KernelReport &report) {
@@ -449,6 +466,9 @@ bool KernelVerifier::verifyInMode(z3::context &z, FloatMode mode, KernelReport &
     c.status = CheckStatus::Unknown;
     c.message = "not verified: " + ex.unsupportedReason;
     report.checks.push_back(c);
+    // Without obligations, a run on the CPU executor can still show the
+    // kernel wrong (a histogram's racing increments): reportUnusedRunFailures.
+    runOnce();
     // Freeing what an execution stopped by the budget built took longer than
     // the budget (4 GB of terms, 20 s): a tool about to exit leaves it, as it
     // leaves the context (KernelVerifier::run).

@@ -66,7 +66,7 @@ struct VerifyOptions {
   /// Runs a kernel on the CPU executor before its proof (for kernels with
   /// loop invariants, barriers or approx clauses, whose proofs can take seconds) and
   /// returns the failed checks the runs showed (status failed, confirmed, with
-  /// the run as counterexample). The first obligation each of them refutes
+  /// the run as counterexample). Every obligation each of them refutes
   /// (kuiper::refutes; not a lemma) is reported failed with that run, unsolved.
   std::function<std::vector<CheckResult>(const std::string &kernel)> runFirst;
   /// Kernels marked `kuiper.refines` (by --kuiper-vectorize, of a rewrite that

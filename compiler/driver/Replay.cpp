@@ -708,7 +708,7 @@ std::vector<CheckResult> runForFailures(const Module &module, const std::string 
   std::vector<std::pair<int64_t, std::string>> shapes;
   for (int64_t cap : caps) {
     shapes.push_back({cap, ""});
-    if (intParams.size() >= 2 && intParams.size() <= 3)
+    if (intParams.size() >= 2 && intParams.size() <= 4)
       for (const std::string &p : intParams)
         shapes.push_back({cap, p});
   }
@@ -753,7 +753,12 @@ std::vector<CheckResult> runForFailures(const Module &module, const std::string 
     // never gathered: unknown after 52 s, the one-row skewed run showing it
     // one time in eight) fails in every row.
     enum class Fill { Random, Edge, Unit, Ramp };
-    std::vector<std::pair<Args, Fill>> inputs;
+    struct Filled {
+      Args args;
+      Fill fill;
+      std::string fallback; // InputFill::fallback: how the requires clause was met
+    };
+    std::vector<Filled> inputs;
     for (Fill fill : {Fill::Random, Fill::Edge, Fill::Unit, Fill::Ramp}) {
       if (fill != Fill::Random && !hasInputBuffer)
         break;
@@ -767,9 +772,10 @@ std::vector<CheckResult> runForFailures(const Module &module, const std::string 
                            : fill == Fill::Unit ? InputValues::Index
                            : fill == Fill::Ramp ? InputValues::Ramp
                                                 : InputValues::Random;
-      if (!fillInputsMeetingRequires(module, kernel, filled, seed, values).requiresHold)
+      InputFill met = fillInputsMeetingRequires(module, kernel, filled, seed, values);
+      if (!met.requiresHold)
         continue;
-      inputs.push_back({std::move(filled), fill});
+      inputs.push_back({std::move(filled), fill, met.fellBack ? met.fallback : ""});
     }
     std::vector<ExecOptions> runs(1);
     runs[0].maxSteps = opts.maxSteps;
@@ -783,7 +789,7 @@ std::vector<CheckResult> runForFailures(const Module &module, const std::string 
       runs[1].schedule = ExecOptions::Reverse;
     }
     bool tooLong = false; // a run stopped at its step limit
-    for (const auto &[filled, fill] : inputs)
+    for (const auto &[filled, fill, fallback] : inputs)
     for (const ExecOptions &eo : runs) {
       // Once a run of these sizes stopped at its step limit, the others
       // would too (the same loops): they run at the smaller sizes below.
@@ -866,6 +872,8 @@ std::vector<CheckResult> runForFailures(const Module &module, const std::string 
                        : fill == Fill::Unit ? " in [0, 1) (integers below the smallest size)"
                                             : "") +
                       " (seed " + std::to_string(fill == Fill::Unit ? opts.seed + 1 : opts.seed) +
+                      (fallback.empty() ? std::string()
+                                        : "; where they break the requires clause: " + fallback) +
                       "), shows the failure";
         c.confirmed = true;
         c.emptyLaunch = r->launch.numBlocks() == 0 || r->launch.blockSize() == 0;

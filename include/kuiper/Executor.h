@@ -291,7 +291,9 @@ struct InputFill {
 /// values, the first that meet it: the same with the `inout` buffers zeroed (an
 /// accumulator, `requires y[0] == 0.0`), Index values (`x[i] >= 0.0 && x[i]
 /// < 1.0`, class targets below a count), Index with the `inout` buffers
-/// zeroed (what `kuiper-run` and the runs before and after a proof do).
+/// zeroed, then Index values below the smallest buffer dimension too (a
+/// histogram's bins), without and with the `inout` buffers zeroed (what
+/// `kuiper-run` and the runs before and after a proof do).
 InputFill fillInputsMeetingRequires(const Module &module, const std::string &kernel, Args &args,
                                     uint64_t seed,
                                     InputValues values = InputValues::Random);
