@@ -88,6 +88,11 @@ struct Limits {
   /// is interrupted, so that its answer is unknown. It can only turn an
   /// answer into "unknown", never into a proof.
   std::optional<std::chrono::steady_clock::time_point> deadline;
+  /// The least CPU-time guard of a call (seconds), whatever its resource
+  /// limit: a glance under a small limit is still given time for the work Z3
+  /// does not count (setting up a query's floats), so that its guard does
+  /// not decide it.
+  double guardFloorSeconds = 0;
 };
 
 /// One query of the portfolio.
