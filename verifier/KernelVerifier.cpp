@@ -179,9 +179,9 @@ private:
   /// When some query of `queries` must be solved (not trivial, proven or
   /// cached) and the kernel is worth it, or some obligation cannot be
   /// checked, runs it first (runOnce); then marks, for each run failure not
-  /// reported yet, every obligation it refutes (kuiper::refutes; not a lemma
-  /// or a vacuity probe) as refuted by it, and their queries as not to be
-  /// solved.
+  /// reported yet, the first obligation it refutes (kuiper::refutes; not a
+  /// lemma or a vacuity probe) and those of the same report line as refuted
+  /// by it, and their queries as not to be solved.
   void runFirst(std::vector<solver::Query> &queries, SymExec &ex);
   /// Runs the kernel on the CPU executor (VerifyOptions::runFirst) unless it
   /// ran already, keeping the failures it shows in runFailures.
@@ -307,17 +307,23 @@ void KernelVerifier::runFirst(std::vector<solver::Query> &queries, SymExec &ex) 
   for (size_t k = 0; k < runFailures.size(); ++k) {
     if (runFailureUsed[k])
       continue;
+    // The first obligation the run refutes, and those of the same line of the
+    // report (the same check, place, other place and claim: an access in each
+    // round of an unrolled loop), are failed by it, not solved. (Not the
+    // other stores of a clause the run fails: which store wrote the failing
+    // element the run does not say, and a correct one's proof stands.)
+    const Obligation *first = nullptr;
     for (size_t i = 0; i < ex.obligations.size(); ++i) {
       Obligation &o = ex.obligations[i];
       if (o.lemma || o.vacuityProbe || !o.unsupported.empty() || o.refutedByRun)
         continue;
-      if (!refutes(runFailures[k], checkOf(o)))
+      if (first ? !(o.id == first->id && o.loc == first->loc && o.other == first->other &&
+                    o.message == first->message)
+                : !refutes(runFailures[k], checkOf(o)))
         continue;
-      // Every obligation of the check the run refutes (the same check at the
-      // same place: an access in each round of an unrolled loop) is failed by
-      // it, not solved: they are one line of the report, which the run fails.
       o.refutedByRun = k;
       queries[i].skip = true;
+      first = first ? first : &o;
     }
   }
 }
@@ -854,8 +860,13 @@ void KernelVerifier::addResults(z3::context &z, SymExec &ex, std::vector<solver:
     if (ex.obligations[i].writerLemma && c.status == CheckStatus::Unknown &&
         racesAt.count(c.location()) && !opts.keepSMT)
       continue;
+    // A failure once per check, place (and a race's other place) and message:
+    // the same store unrolled four times, failing in two rounds, is one
+    // error with the first round's counterexample.
     std::string key = std::string(checkName(c.id)) + "|" + c.location() + "|" +
-                      statusName(c.status) + "|" + c.message + "|" + c.explanation;
+                      statusName(c.status) + "|" + c.message + "|" +
+                      std::to_string(c.otherLine) + ":" + std::to_string(c.otherCol) + "|" +
+                      (c.status == CheckStatus::Failed ? std::string() : c.explanation);
     if (!seen.insert(key).second && !opts.keepSMT)
       continue; // one line per distinct finding; --emit smt keeps every obligation
     failedAlready |= c.status == CheckStatus::Failed;

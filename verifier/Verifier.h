@@ -66,8 +66,9 @@ struct VerifyOptions {
   /// Runs a kernel on the CPU executor before its proof (for kernels with
   /// loop invariants, barriers or approx clauses, whose proofs can take seconds) and
   /// returns the failed checks the runs showed (status failed, confirmed, with
-  /// the run as counterexample). Every obligation each of them refutes
-  /// (kuiper::refutes; not a lemma) is reported failed with that run, unsolved.
+  /// the run as counterexample). The first obligation each of them refutes
+  /// (kuiper::refutes; not a lemma), and the others of its report line (the
+  /// same check, place and claim), are reported failed with that run, unsolved.
   std::function<std::vector<CheckResult>(const std::string &kernel)> runFirst;
   /// Kernels marked `kuiper.refines` (by --kuiper-vectorize, of a rewrite that
   /// refines a verified kernel whenever its side conditions hold) are checked

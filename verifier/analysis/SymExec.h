@@ -46,6 +46,9 @@ enum class FloatMode { Exact, Real };
 struct SrcLoc {
   std::string file;
   int line = 0, col = 0;
+  bool operator==(const SrcLoc &o) const {
+    return line == o.line && col == o.col && file == o.file;
+  }
 };
 SrcLoc srcLoc(mlir::Location loc);
 
