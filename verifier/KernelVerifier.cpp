@@ -71,14 +71,31 @@ Tolerance toleranceOf(const SymExec::ClauseRounding &r) {
                   "the exact one by more than rounding)");
   } else if (depth < 0) {
     // Part of the value comes through a cut loop or a barrier contract: its
-    // depth grows with the trip count.
+    // depth grows with the trip count, by what one iteration rounds on the
+    // way from the values it carries (loopRounding: a tile of 16 products
+    // added one by one, 16), after what a value computed within an
+    // iteration had before it joined them (a product: 1).
     t.depth = -depth - 1;
     t.relative = -1;
-    std::snprintf(buf, sizeof buf,
-                  "no constant bound: rounding depth %d in the code after the last loop or "
-                  "barrier contract, plus one per iteration of the loop before it: "
-                  "|y - exact| <= gamma(d) * sum|terms| with d = %d + iterations",
-                  t.depth, t.depth);
+    const LoopRounding &l = r.loops;
+    if (!l.anyCutLoop)
+      std::snprintf(buf, sizeof buf,
+                    "no constant bound: rounding depth %d in the code after the last barrier "
+                    "contract, plus that of the values the contract states (not counted)",
+                    t.depth);
+    else if (!l.perIteration)
+      std::snprintf(buf, sizeof buf,
+                    "no constant bound: rounding depth %d in the code after the last loop or "
+                    "barrier contract, plus what its loops hide (a loop whose trip count is not "
+                    "a constant inside one: not counted)",
+                    t.depth);
+    else
+      std::snprintf(buf, sizeof buf,
+                    "no constant bound: rounding depth %d in the code after the last loop or "
+                    "barrier contract, %d before a value joins what a loop carries, and %d per "
+                    "iteration of the loops before it: |y - exact| <= gamma(d) * sum|terms| "
+                    "with d = %d + %d * iterations",
+                    t.depth, l.entry, *l.perIteration, t.depth + l.entry, *l.perIteration);
   } else {
     t.depth = depth;
     t.relative = depth * unitRoundoff / (1 - depth * unitRoundoff);

@@ -22,6 +22,9 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Matchers.h"
+
+#include <functional>
 
 using namespace mlir;
 using namespace kuiper;
@@ -202,4 +205,195 @@ bool RoundingFree::compute(Value v) {
   if (isa<ThreadIdOp, BlockIdOp, GridDimOp, LaneIdOp, WarpIdOp>(d))
     return true;
   return false;
+}
+
+//===----------------------------------------------------------------------===//
+// LoopRounding
+//===----------------------------------------------------------------------===//
+//
+// What a cut loop hides of a value's rounding depth, counted on the IR: for
+// each value of one iteration, the roundings on its way from a memory the
+// loop carries (a local or shared array it stores into, holding at the start
+// of the iteration what the previous ones left) and those of the part
+// computed within the iteration. An unrolled loop inside (a constant trip
+// count up to 256, as SymExec unrolls) is walked that many times; a cut loop
+// inside a cut loop has no constant bound. Shared and buffer memories hold
+// the most of what any store into them put there (another thread's store is
+// the same code).
+
+namespace {
+
+struct Depth {
+  int chain = -1; ///< roundings since a carried value (-1: none reaches it)
+  int fresh = 0;  ///< roundings of the part computed within the iteration
+};
+
+Depth maxOf(Depth a, Depth b) { return {std::max(a.chain, b.chain), std::max(a.fresh, b.fresh)}; }
+
+bool rounds(Operation *op) {
+  return isa<arith::AddFOp, arith::SubFOp, arith::MulFOp, arith::DivFOp, arith::RemFOp,
+             arith::TruncFOp, arith::SIToFPOp, arith::UIToFPOp>(op) ||
+         (op->getDialect() && op->getDialect()->getNamespace() == "math");
+}
+
+std::optional<int64_t> constantTrips(ForOp f) {
+  llvm::APInt lo, hi, st;
+  if (!matchPattern(f.getLo(), m_ConstantInt(&lo)) || !matchPattern(f.getHi(), m_ConstantInt(&hi)) ||
+      !matchPattern(f.getStep(), m_ConstantInt(&st)) || st.getSExtValue() <= 0)
+    return std::nullopt;
+  int64_t n = std::max<int64_t>(0, (hi.getSExtValue() - lo.getSExtValue() + st.getSExtValue() - 1) /
+                                       st.getSExtValue());
+  if (n > 256)
+    return std::nullopt;
+  return n;
+}
+
+class IterationWalk {
+public:
+  explicit IterationWalk(llvm::DenseSet<Value> carried) {
+    for (Value m : carried)
+      memory[m] = {0, 0};
+  }
+  void block(Block &b) {
+    for (Operation &op : b)
+      visit(&op);
+  }
+  /// The most roundings one iteration adds to a carried memory.
+  int perIteration() const {
+    int p = 0;
+    for (auto &[m, d] : memory)
+      p = std::max(p, d.chain);
+    return p;
+  }
+  bool unbounded = false;
+  int entry = 0;
+
+private:
+  Depth of(Value v) const { return values.lookup(v); }
+  Depth yielded(Region &r, unsigned i) {
+    Operation *t = r.empty() ? nullptr : r.front().getTerminator();
+    return t && i < t->getNumOperands() ? of(t->getOperand(i)) : Depth{};
+  }
+  void visit(Operation *op) {
+    if (isa<EnsuresOp, InvariantOp, AssertOp, AssumeOp, RequiresOp, ForallOp, ExistsOp, SumOp,
+            ReduceOp>(op))
+      return; // specs: no code
+    if (auto f = dyn_cast<ForOp>(op)) {
+      std::optional<int64_t> trips = constantTrips(f);
+      if (!trips) {
+        unbounded = true;
+        return;
+      }
+      for (int64_t i = 0; i < *trips && !unbounded; ++i)
+        block(f.getBody().front());
+      return;
+    }
+    if (isa<WhileOp>(op)) {
+      unbounded = true;
+      return;
+    }
+    if (auto i = dyn_cast<scf::IfOp>(op)) {
+      auto saved = memory;
+      block(i.getThenRegion().front());
+      auto afterThen = memory;
+      memory = saved;
+      if (!i.getElseRegion().empty())
+        block(i.getElseRegion().front());
+      for (auto &[m, d] : afterThen)
+        memory[m] = maxOf(memory.lookup(m), d);
+      for (unsigned k = 0; k < op->getNumResults(); ++k)
+        values[op->getResult(k)] = maxOf(yielded(i.getThenRegion(), k), yielded(i.getElseRegion(), k));
+      return;
+    }
+    if (auto l = dyn_cast<memref::LoadOp>(op)) {
+      values[l.getResult()] = memory.lookup(l.getMemRef());
+      return;
+    }
+    if (auto s = dyn_cast<memref::StoreOp>(op)) {
+      memory[s.getMemRef()] = of(s.getValue());
+      return;
+    }
+    if (auto l = dyn_cast<LoadOp>(op)) {
+      values[l.getResult()] = memory.lookup(l.getRef());
+      return;
+    }
+    if (auto s = dyn_cast<StoreOp>(op)) {
+      memory[s.getRef()] = maxOf(memory.lookup(s.getRef()), of(s.getValue()));
+      return;
+    }
+    if (op->getNumRegions() > 0) {
+      // Any other op with a body (a barrier's contract is a spec): its code,
+      // if any, is not counted here.
+      op->walk([&](Operation *inner) {
+        if (inner != op && rounds(inner) && !isa<BarrierOp>(op))
+          unbounded = true;
+      });
+      return;
+    }
+    Depth d;
+    bool anyChain = false;
+    for (Value v : op->getOperands())
+      anyChain |= of(v).chain >= 0;
+    for (Value v : op->getOperands()) {
+      Depth o = of(v);
+      d = maxOf(d, o);
+      if (anyChain && o.chain < 0 && rounds(op))
+        entry = std::max(entry, o.fresh); // a value joins a carried one
+    }
+    if (rounds(op)) {
+      if (d.chain >= 0)
+        ++d.chain;
+      ++d.fresh;
+    }
+    for (Value r : op->getResults())
+      values[r] = d;
+  }
+
+  llvm::DenseMap<Value, Depth> values;
+  llvm::DenseMap<Value, Depth> memory;
+};
+
+/// The memories a loop body stores into.
+llvm::DenseSet<Value> storedInto(Region &body) {
+  llvm::DenseSet<Value> out;
+  body.walk([&](Operation *op) {
+    if (auto s = dyn_cast<memref::StoreOp>(op))
+      out.insert(s.getMemRef());
+    else if (auto s = dyn_cast<StoreOp>(op))
+      out.insert(s.getRef());
+  });
+  return out;
+}
+
+} // namespace
+
+LoopRounding kuiper::verifier::loopRounding(KernelOp kernel) {
+  LoopRounding out;
+  std::function<void(Region &)> scan = [&](Region &r) {
+    for (Block &b : r)
+      for (Operation &op : b) {
+        if (isa<EnsuresOp, InvariantOp, AssertOp, AssumeOp, RequiresOp>(op))
+          continue;
+        Region *body = nullptr;
+        if (auto f = dyn_cast<ForOp>(op); f && !constantTrips(f))
+          body = &f.getBody();
+        else if (auto w = dyn_cast<WhileOp>(op))
+          body = &w.getBody();
+        if (!body) {
+          for (Region &inner : op.getRegions())
+            scan(inner);
+          continue;
+        }
+        out.anyCutLoop = true;
+        IterationWalk walk(storedInto(*body));
+        walk.block(body->front());
+        if (walk.unbounded || !out.perIteration)
+          out.perIteration.reset();
+        else
+          out.perIteration = std::max(*out.perIteration, walk.perIteration());
+        out.entry += walk.entry;
+      }
+  };
+  scan(kernel.getBody());
+  return out;
 }

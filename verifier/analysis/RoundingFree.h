@@ -7,6 +7,8 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 
+#include <optional>
+
 namespace kuiper::verifier {
 
 /// Which values of a kernel are computed without rounding (see
@@ -32,6 +34,24 @@ private:
   llvm::DenseSet<mlir::Value> memories;
   llvm::DenseMap<mlir::Value, bool> memo;
 };
+
+/// How many roundings one iteration of a kernel's cut loops (those the
+/// verifier does not unroll: a trip count that is not a constant up to 256,
+/// and `while` loops) adds to the values they carry in locals, the most over
+/// those loops (see LoopRounding in RoundingFree.cpp).
+struct LoopRounding {
+  /// Roundings per iteration on the way from a carried local's value at the
+  /// start of an iteration to its value at the end (`acc += a * b`: 1; an
+  /// unrolled tile of 16 such updates: 16); unset where no constant bounds
+  /// it (a cut loop inside a cut loop).
+  std::optional<int> perIteration = 0;
+  /// Roundings of a value computed within an iteration before it joins a
+  /// carried one (the product of `acc += a * b`: 1).
+  int entry = 0;
+  /// Whether the kernel has a cut loop at all.
+  bool anyCutLoop = false;
+};
+LoopRounding loopRounding(KernelOp kernel);
 
 } // namespace kuiper::verifier
 

@@ -261,6 +261,9 @@ public:
     std::string noBound;
     /// The float format of the coarsest rounding in the code ("f16", ...).
     std::string format;
+    /// Where part of the value comes through a cut loop (depth < 0): the
+    /// roundings its iterations hide (loopRounding).
+    LoopRounding loops;
   };
   std::vector<ClauseRounding> tolerances;
   bool opaqueDepth = false;

@@ -225,7 +225,8 @@ void SymExec::finalChecks() {
       }
       SrcLoc s = srcLoc(ens.getLoc());
       tolerances.push_back({s.file + ":" + std::to_string(s.line) + ":" + std::to_string(s.col),
-                            opaqueDepth ? -d - 1 : d, roundedComparison, noBound, format});
+                            opaqueDepth ? -d - 1 : d, roundedComparison, noBound, format,
+                            opaqueDepth ? loopRounding(kernel) : LoopRounding{}});
     }
   }
   pc = savedPc;
