@@ -489,6 +489,18 @@ bool KernelVerifier::verifyInMode(z3::context &z, FloatMode mode, KernelReport &
     c.status = CheckStatus::Unknown;
     c.message = "not verified: " + ex.unsupportedReason;
     report.checks.push_back(c);
+    // The checks that stand without the rest (SymExec::prefixChecks): their
+    // failures are reported (a proof of one verifies nothing here).
+    if (!ex.prefixChecks.empty()) {
+      std::vector<solver::Query> queries = buildQueries(z, ex, ex.prefixChecks);
+      solver::solveAll(queries, proofCache(), batchOptions(z));
+      std::set<std::string> seen;
+      for (size_t k = 0; k < queries.size(); ++k) {
+        CheckResult r = resultOf(z, ex, ex.obligations[ex.prefixChecks[k]], queries[k]);
+        if (r.status == CheckStatus::Failed && seen.insert(r.location()).second)
+          report.checks.push_back(std::move(r));
+      }
+    }
     // Without obligations, a run on the CPU executor can still show the
     // kernel wrong (a histogram's racing increments): reportUnusedRunFailures.
     runOnce();

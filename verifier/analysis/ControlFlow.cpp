@@ -295,6 +295,24 @@ void SymExec::execFor(ForOp op) {
   if (hasBarrier) {
     perIter = barriersPerPass(op.getBody().front());
     if (!perIter || *perIter <= 0) {
+      // Not modelled; but the first iteration, where the loop runs one, is
+      // executed for its barriers' divergence checks, which then stand on
+      // their own (prefixChecks): a barrier under `if row < m` in a tiled
+      // matmul's loop is reported as the divergence it is.
+      if (mode == FloatMode::Exact) {
+        z3::expr savedPc = pc;
+        pc = pc && lo < hi;
+        checkInvariants(lo, "on entry");
+        set(op.getBody().front().getArgument(0), lo);
+        execBlock(op.getBody().front());
+        pc = savedPc;
+        size_t before = obligations.size();
+        unsupportedReason.clear();
+        checkUniformity();
+        for (size_t i = before; i < obligations.size(); ++i)
+          if (obligations[i].id == CheckId::BarrierDivergence)
+            prefixChecks.push_back(i);
+      }
       unsupported(op, "a barrier inside a loop whose trip count is not a compile-time constant is "
                       "modelled only when every iteration passes the same number of barriers");
       return;

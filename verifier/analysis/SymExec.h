@@ -266,6 +266,10 @@ public:
     LoopRounding loops;
   };
   std::vector<ClauseRounding> tolerances;
+  /// Obligations that stand although the execution stopped (unsupportedReason):
+  /// the divergence checks of the barriers of a loop it does not model, in
+  /// its first iteration. A failure of one is the kernel's.
+  std::vector<size_t> prefixChecks;
   bool opaqueDepth = false;
   bool roundedComparison = false;
   std::string noBound;
