@@ -18,6 +18,13 @@ std::string AccessRecord::who() const {
   return "(" + std::to_string(block) + "," + std::to_string(thread) + ")";
 }
 
+/// What leaves two conflicting accesses unordered: no barrier between them
+/// in one block; nothing can order two blocks within a launch.
+static std::string unordered(const AccessRecord &a, const AccessRecord &b) {
+  return a.block == b.block ? " without a barrier in between"
+                            : " (in another block: no barrier orders two blocks)";
+}
+
 bool accessesConflict(const AccessRecord &previous,
                       const AccessRecord &current) {
   if (!previous.exists() || previous.sameThread(current))
@@ -185,7 +192,7 @@ void KernelInterpreter::recordAccess(Operation *op, EvalContext &context,
                                        : cell->otherReader;
       violate(CheckId::Race, op,
               "thread " + reader.who() + " read " + where() + " and thread " +
-                  current.who() + " wrote it without a barrier in between",
+                  current.who() + " wrote it" + unordered(reader, current),
               details(reader));
     } else if (buffer && buffer->access == BufferAccess::Out &&
                cell->writer.exists() && !cell->writer.sameThread(current) &&
@@ -207,8 +214,7 @@ void KernelInterpreter::recordAccess(Operation *op, EvalContext &context,
   } else if (accessesConflict(cell->writer, current)) {
     violate(CheckId::Race, op,
             "thread " + cell->writer.who() + " wrote " + where() +
-                " and thread " + current.who() +
-                " read it without a barrier in between",
+                " and thread " + current.who() + " read it" + unordered(cell->writer, current),
             details(cell->writer));
   }
   if (!isWrite || isAtomic) {

@@ -193,8 +193,18 @@ std::string KernelInterpreter::describeFalseComparison(
   // An unsigned comparison (ult, ..., uge) shows its operands unsigned.
   bool asUnsigned = predicate.size() == 3 && predicate[0] == 'u';
   lhsText += " = " + formatValue(lhs, asUnsigned) + (neverWritten ? " (never written)" : "");
+  // The comparison as the source writes it (`cols = 0, not > 0`), not
+  // arith's predicate name (`sgt`).
+  std::string symbol = predicate.size() >= 2 ? predicate.substr(predicate.size() - 2) : predicate;
+  symbol = symbol == "gt"   ? ">"
+           : symbol == "lt" ? "<"
+           : symbol == "ge" ? ">="
+           : symbol == "le" ? "<="
+           : symbol == "eq" ? "=="
+           : symbol == "ne" ? "!="
+                            : predicate;
   std::string text = equality ? lhsText + ", expected " + formatValue(rhs, asUnsigned)
-                              : lhsText + ", not " + predicate + " " + formatValue(rhs, asUnsigned);
+                              : lhsText + ", not " + symbol + " " + formatValue(rhs, asUnsigned);
   // A value the clause read past the end of its buffer (no fault in a
   // clause, where `p ==> q` reads q's elements eagerly) has no meaning: the
   // comparison with it says so, not just "expected nan".

@@ -122,8 +122,10 @@ void SymExec::raceChecks() {
                           : a.spec || b.spec ? "an assert or assume of one thread reads, and "
                                                "another thread writes,"
                                              : "one thread writes and another reads") +
-                      " the same element without a barrier between them (other access at line " +
-                      std::to_string(a.loc.line) + ")";
+                      (mi.shared ? " the same element without a barrier between them"
+                                 : " the same element, unordered (a barrier orders the threads "
+                                   "of one block only)") +
+                      " (other access at line " + std::to_string(a.loc.line) + ")";
       o.assumptions = {ranges, pa, pb, same, concurrent, !sameThread};
       o.goal = z.bool_val(false);
       o.observables = obs;
