@@ -869,6 +869,48 @@ bool SymExec::witness(const Event &e, const std::vector<unsigned> &freeThreadVar
   for (size_t i = 0; i < vars.size(); ++i)
     digit[i] = w[i].has_value();
   scan(e.pc);
+  // Then a linear equality of the path in which a thread variable not yet
+  // taken has coefficient 1 (`warpid == 1`: warpcol + 8 * threadIdx.y + 8 *
+  // threadIdx.z == 1 in a block of 256 threads), solved for it with the
+  // others at what was taken for them, else 0 (a candidate, as every witness:
+  // the solver checks its uses).
+  std::vector<z3::expr> open; // the thread variables not taken yet
+  std::function<void(const z3::expr &)> scanLinear = [&](const z3::expr &c) {
+    if (!c.is_app())
+      return;
+    Z3_decl_kind k = c.decl().decl_kind();
+    if (k == Z3_OP_AND || (k == Z3_OP_ITE && c.arg(2).is_false())) {
+      for (unsigned i = 0; i < (k == Z3_OP_AND ? c.num_args() : 2u); ++i)
+        scanLinear(c.arg(i));
+      return;
+    }
+    if (k != Z3_OP_EQ || !c.arg(0).is_int() || !mentions(c, open))
+      return;
+    Affine a;
+    bool linear = true;
+    if (!linearize(c.arg(0) - c.arg(1), vars, a, z, &linear) || !linear)
+      return;
+    std::optional<unsigned> solveFor;
+    int64_t sign = 1;
+    z3::expr rest = a.off ? *a.off : z.int_val(0);
+    for (auto &[v, coeff] : a.coeffs) {
+      int64_t n = 0;
+      bool numeral = isConst(coeff.simplify(), n);
+      if (!w[v] && v < nThread && !solveFor && numeral && (n == 1 || n == -1)) {
+        solveFor = v;
+        sign = n;
+        continue;
+      }
+      rest = rest + coeff * (w[v] ? *w[v] : z.int_val(0));
+    }
+    if (solveFor)
+      w[*solveFor] = (sign == 1 ? -rest : rest).simplify();
+  };
+  for (size_t i = 0; i < nThread; ++i)
+    if (!w[i])
+      open.push_back(vars[i]);
+  if (!open.empty())
+    scanLinear(e.pc);
   // With `lastIteration`: an iteration of a `for` loop that neither the index
   // nor the path (beyond the loops' ranges) decides (`for i in 0..m { a[t] =
   // i; }` writes a[t] in every iteration) is the loop's last, the one whose
