@@ -302,7 +302,6 @@ void SymExec::execFor(ForOp op) {
       if (mode == FloatMode::Exact) {
         z3::expr savedPc = pc;
         pc = pc && lo < hi;
-        checkInvariants(lo, "on entry");
         set(op.getBody().front().getArgument(0), lo);
         execBlock(op.getBody().front());
         pc = savedPc;

@@ -321,13 +321,11 @@ private:
       memory[s.getRef()] = maxOf(memory.lookup(s.getRef()), of(s.getValue()));
       return;
     }
+    if (isa<BarrierOp>(op))
+      return; // its body is a contract: a spec
     if (op->getNumRegions() > 0) {
-      // Any other op with a body (a barrier's contract is a spec): its code,
-      // if any, is not counted here.
-      op->walk([&](Operation *inner) {
-        if (inner != op && rounds(inner) && !isa<BarrierOp>(op))
-          unbounded = true;
-      });
+      // Any other op with a body: rounding code in it is not counted here.
+      op->walk([&](Operation *inner) { unbounded |= inner != op && rounds(inner); });
       return;
     }
     Depth d;
