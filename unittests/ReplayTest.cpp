@@ -179,13 +179,18 @@ TEST(Replay, MissingScalarsAreChosenSmall) {
   EXPECT_NE(c.observed.find("n = 1000"), std::string::npos) << c.observed;
 }
 
-TEST(Replay, TooLargeIsNotReplayed) {
+// A model too large to run is replayed with its largest size made small, and
+// says so; where the small launch shows nothing, it is not replayed (the bug
+// may need the model's sizes).
+TEST(Replay, TooLargeIsShrunkOrNotReplayed) {
   Module m = compileNoVerify(kEmpty, "k.kp");
   CheckResult c = failed("coverage", 2, 8, {{"n", "1073741824"}});
   replayCheck(m, "copy", c);
   ASSERT_TRUE(c.confirmed.has_value());
-  EXPECT_FALSE(*c.confirmed);
-  EXPECT_EQ(c.observed.rfind("not replayed: needs a launch of 2147483648 elements", 0), 0u)
+  EXPECT_TRUE(*c.confirmed) << c.observed;
+  EXPECT_NE(c.observed.find("(the model's launch is too large to run: n = 1 for the model's "
+                            "1073741824)"),
+            std::string::npos)
       << c.observed;
 
   ReplayOptions small;
@@ -193,9 +198,30 @@ TEST(Replay, TooLargeIsNotReplayed) {
   CheckResult d = failed("coverage", 2, 8, {{"n", "4096"}});
   replayCheck(m, "copy", d, small);
   ASSERT_TRUE(d.confirmed.has_value());
-  EXPECT_FALSE(*d.confirmed);
-  EXPECT_EQ(d.observed.rfind("not replayed: needs a launch of 4096 threads", 0), 0u)
-      << d.observed;
+  EXPECT_TRUE(*d.confirmed) << d.observed;
+  EXPECT_NE(d.observed.find("n = 1 for the model's 4096"), std::string::npos) << d.observed;
+
+  // A store at index n - 1 of a buffer of n elements wraps past 2^31 only
+  // at the model's size: made small, nothing fails.
+  Module big = compileNoVerify(R"(
+kernel last(out y: i32[n], n: i32)
+  launch block(1) grid(1)
+  requires n >= 1
+{
+  let k = n + 1;
+  y[n - 1] = k;
+}
+)",
+                               "k.kp");
+  CheckResult e = failed("overflow", 6, 13, {{"n", "2147483647"}});
+  replayCheck(big, "last", e);
+  ASSERT_TRUE(e.confirmed.has_value());
+  EXPECT_FALSE(*e.confirmed);
+  EXPECT_EQ(e.observed.rfind("not replayed: needs a launch of 2147483647 elements", 0), 0u)
+      << e.observed;
+  EXPECT_NE(e.observed.find("with n = 1 for the model's 2147483647 the run does not show it"),
+            std::string::npos)
+      << e.observed;
 }
 
 TEST(Replay, RaceOnSharedMemory) {
@@ -714,4 +740,40 @@ TEST(Executor, SampledInvariantChecksSkipSomeIterationsButNeverTheLast) {
   EXPECT_EQ(invariantViolations(m, 10, /*sampled=*/false), 1u); // every iteration
   EXPECT_EQ(invariantViolations(m, 10, /*sampled=*/true), 0u);  // 6: no power of two
   EXPECT_EQ(invariantViolations(m, 6, /*sampled=*/true), 1u);   // the last iteration
+}
+
+namespace {
+// An i32 row sum of up to 64 terms, each at most 2^26 in magnitude: 32 terms
+// at the bound overflow; random inputs never come near it.
+const char *kRowSumWideTerms = R"(
+kernel row_sum(in x: i32[rows, cols], out y: i32[rows], rows: i32, cols: i32)
+  launch block(64) grid(cdiv(rows, 64))
+  requires rows >= 0 && rows <= 1024 && cols >= 0 && cols <= 64
+  requires forall a in 0..rows: forall b in 0..cols: x[a, b] >= -(1 << 26) && x[a, b] <= 1 << 26
+{
+  let i = blockIdx.x * 64 + threadIdx.x;
+  if i < rows {
+    var acc: i32 = 0;
+    for j in 0..cols {
+      acc += x[i, j];
+    }
+    y[i] = acc;
+  }
+}
+)";
+} // namespace
+
+TEST(Falsify, ExtremeIntegersShowAnOverflowRandomInputsDoNot) {
+  Module m = compileNoVerify(kRowSumWideTerms, "k.kp");
+  ReplayOptions opts;
+  for (const CheckResult &c : runForFailures(m, "row_sum", false, {1 << 12}, opts))
+    EXPECT_NE(c.id, CheckId::Overflow) << c.observed;
+  opts.extremeIntegers = true;
+  std::vector<CheckResult> found = runForFailures(m, "row_sum", false, {1 << 12}, opts);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].id, CheckId::Overflow);
+  EXPECT_NE(found[0].explanation.find("every integer input 67108864, the largest the requires "
+                                      "clause admits"),
+            std::string::npos)
+      << found[0].explanation;
 }

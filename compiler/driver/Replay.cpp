@@ -389,6 +389,58 @@ std::string launchText(const KernelInfo &k, const Args &args) {
 
 } // namespace
 
+/// The largest value (sign > 0) or the smallest (sign < 0) that every
+/// element of every integer input buffer can take at once while the requires
+/// clause holds, with those buffers filled with it in `args`; nothing where
+/// the kernel has no integer input or not even +-1 meets the clause. (A data
+/// requires `x[i] <= 1000000` is met up to 1000000: found by bisection, as
+/// such clauses bound each element.)
+static std::optional<int64_t> fillIntegersAtExtreme(const Module &module, const std::string &kernel,
+                                             const KernelInfo &k, Args &args, int sign) {
+  std::vector<HostBuffer *> buffers;
+  int64_t limit = std::numeric_limits<int64_t>::max();
+  for (const ParamInfo &p : k.params) {
+    if (p.kind != ParamInfo::Buffer || p.access == "out" || isFloatType(p.type))
+      continue;
+    HostBuffer *b = args.buffer(p.name);
+    if (!b || b->elemType == "bool" || b->elemType == "i1")
+      continue;
+    bool isUnsigned = !b->elemType.empty() && b->elemType[0] == 'u';
+    if (sign < 0 && isUnsigned)
+      return std::nullopt;
+    unsigned bits = unsigned(b->elemSize() * 8);
+    // (Past 2^53 a double no longer holds every integer: i64 elements stop
+    // there, far past any overflow of a narrower accumulator.)
+    int64_t typeMax = bits >= 53 ? (int64_t(1) << 53)
+                                 : (int64_t(1) << (bits - (isUnsigned ? 0 : 1))) - 1;
+    limit = std::min(limit, typeMax);
+    buffers.push_back(b);
+  }
+  if (buffers.empty())
+    return std::nullopt;
+  Executor probe;
+  auto holdsAt = [&](int64_t magnitude) {
+    for (HostBuffer *b : buffers)
+      for (int64_t i = 0, n = b->numElements(); i < n; ++i)
+        b->set(i, double(sign * magnitude));
+    Result<LaunchInfo> info = probe.describe(module, kernel, args);
+    return info && info->requiresHold;
+  };
+  if (!holdsAt(1))
+    return std::nullopt;
+  int64_t lo = 1, hi = limit;
+  if (holdsAt(hi)) {
+    lo = hi;
+  } else {
+    while (hi - lo > 1) {
+      int64_t mid = lo + (hi - lo) / 2;
+      (holdsAt(mid) ? lo : hi) = mid;
+    }
+  }
+  holdsAt(lo);
+  return sign * lo;
+}
+
 void replayCheck(const Module &module, const std::string &kernel, CheckResult &c,
                  const ReplayOptions &opts) {
   // A failure a run showed (runForFailures) is confirmed by that run: its
@@ -472,30 +524,77 @@ void replayCheck(const Module &module, const std::string &kernel, CheckResult &c
   if (!info->requiresHold)
     return notReplayed("the launch of the counterexample does not satisfy requires (" +
                        info->failedRequires + ")");
-  int64_t elements = 0;
-  for (const auto &[name, dims] : info->bufferDims) {
-    int64_t n = 1;
-    for (int64_t d : dims) {
-      if (d < 0)
-        return notReplayed("buffer '" + name + "' gets a negative dimension (" +
-                           std::to_string(d) + ") with " + launchText(*k, args));
-      if (d == 0) {
-        n = 0;
-        break;
+  // Elements and threads of a launch; an error for a negative dimension.
+  auto measure = [&](const LaunchInfo &launch, int64_t &elements,
+                     int64_t &threads) -> std::optional<std::string> {
+    elements = 0;
+    for (const auto &[name, dims] : launch.bufferDims) {
+      int64_t n = 1;
+      for (int64_t d : dims) {
+        if (d < 0)
+          return "buffer '" + name + "' gets a negative dimension (" + std::to_string(d) +
+                 ") with " + launchText(*k, args);
+        if (d == 0) {
+          n = 0;
+          break;
+        }
+        n = satMul(n, d);
       }
-      n = satMul(n, d);
+      elements = std::min(elements + n, std::numeric_limits<int64_t>::max() / 4);
     }
-    elements = std::min(elements + n, std::numeric_limits<int64_t>::max() / 4);
+    threads = satMul(launch.numBlocks(), launch.blockSize());
+    return std::nullopt;
+  };
+  int64_t elements = 0, threads = 0;
+  if (std::optional<std::string> why = measure(*info, elements, threads))
+    return notReplayed(*why);
+  // A model whose sizes are too large for the executor (a sum over 2148 rows
+  // of a tensor whose other dimension the solver set to 96430) is replayed
+  // with its largest size parameters made small, one at a time, while the
+  // launch stays too large and the requires clause holds: the replay says so.
+  std::string shrunk, tooLarge;
+  auto tooLargeText = [&] {
+    return elements > opts.maxElements
+               ? "needs a launch of " + std::to_string(elements) + " elements (" +
+                     launchText(*k, args) + "); at most " + std::to_string(opts.maxElements) +
+                     " are replayed"
+               : "needs a launch of " + std::to_string(threads) + " threads (" +
+                     launchText(*k, args) + "); the CPU executor replays at most " +
+                     std::to_string(opts.maxThreads);
+  };
+  if (elements > opts.maxElements || threads > opts.maxThreads)
+    tooLarge = tooLargeText();
+  while (elements > opts.maxElements || threads > opts.maxThreads) {
+    const ParamInfo *largest = nullptr;
+    int64_t largestValue = 1;
+    for (const ParamInfo &p : k->params)
+      if (p.kind == ParamInfo::Scalar && !isFloatType(p.type) && p.type != "bool" &&
+          p.type != "i1")
+        if (const ScalarValue *v = args.scalar(p.name))
+          if (const int64_t *i = std::get_if<int64_t>(v); i && *i > largestValue)
+            largest = &p, largestValue = *i;
+    if (!largest)
+      break;
+    bool smaller = false;
+    for (int64_t small = 1; small < largestValue && !smaller; small *= 2) {
+      Args trial = args;
+      trial.setInt(largest->name, small);
+      Result<LaunchInfo> again = probe.describe(module, kernel, trial);
+      int64_t e = 0, t = 0;
+      if (!again || !again->requiresHold || measure(*again, e, t))
+        continue;
+      shrunk += (shrunk.empty() ? "" : ", ") + largest->name + " = " + std::to_string(small) +
+                " for the model's " + std::to_string(largestValue);
+      args = std::move(trial);
+      info = std::move(again);
+      elements = e, threads = t;
+      smaller = true;
+    }
+    if (!smaller)
+      break;
   }
-  int64_t threads = satMul(info->numBlocks(), info->blockSize());
-  if (elements > opts.maxElements)
-    return notReplayed("needs a launch of " + std::to_string(elements) +
-                       " elements (" + launchText(*k, args) + "); at most " +
-                       std::to_string(opts.maxElements) + " are replayed");
-  if (threads > opts.maxThreads)
-    return notReplayed("needs a launch of " + std::to_string(threads) + " threads (" +
-                       launchText(*k, args) + "); the CPU executor replays at most " +
-                       std::to_string(opts.maxThreads));
+  if (elements > opts.maxElements || threads > opts.maxThreads)
+    return notReplayed(tooLarge);
 
   // 4. Buffers and random inputs.
   Result<LaunchInfo> alloc = probe.allocateBuffers(module, kernel, args);
@@ -651,11 +750,48 @@ void replayCheck(const Module &module, const std::string &kernel, CheckResult &c
         break;
     }
   }
+  // An integer overflow the model's inputs do not show (its model rests on a
+  // sum known by its definition: the terms it names cannot reach the bound
+  // alone) is tried with every integer input at the largest value the
+  // requires clause admits, then the smallest: a row of 2148 terms in
+  // [-10^6, 10^6] summed in i32 overflows at 10^6 each.
+  for (int sign : {1, -1}) {
+    if (bestScore > 0 || c.id != CheckId::Overflow)
+      break;
+    Args inputs = args;
+    std::optional<int64_t> value = fillIntegersAtExtreme(module, kernel, *k, inputs, sign);
+    if (!value)
+      continue;
+    Result<ExecResult> r = Executor(base).run(module, kernel, inputs);
+    if (!r) {
+      error = r.error().message;
+      continue;
+    }
+    anyRan = true;
+    if (assumptionBroken(*r))
+      continue;
+    for (const Violation &v : r->violations) {
+      int score = matchScore(v, c);
+      if (score <= bestScore)
+        continue;
+      bestScore = score;
+      std::string launch = launchText(*k, args);
+      bestText = markPoison(v.message, inputs) +
+                 (v.kind != c.id ? " [" + std::string(checkName(v.kind)) + "]" : "") + " (" +
+                 (launch.empty() ? "" : launch + ", ") + "every integer input " +
+                 std::to_string(*value) + ", the " + (sign > 0 ? "largest" : "smallest") +
+                 " the requires clause admits, " + scheduleText(base) + ")";
+    }
+  }
+  // (Made small, a launch that shows nothing says nothing of the model's.)
+  if (!shrunk.empty() && bestScore == 0)
+    return notReplayed(tooLarge + "; with " + shrunk + " the run does not show it");
   if (!anyRan)
     return notReplayed(error);
   if (bestScore > 0) {
     c.confirmed = true;
-    c.observed = bestText;
+    c.observed = bestText + (shrunk.empty() ? "" : " (the model's launch is too large to run: " +
+                                                       shrunk + ")");
     return;
   }
   c.confirmed = false;
@@ -758,7 +894,7 @@ std::vector<CheckResult> runForFailures(const Module &module, const std::string 
     // reduction that loses an end of its rows (the last warp of a block
     // never gathered: unknown after 52 s, the one-row skewed run showing it
     // one time in eight) fails in every row.
-    enum class Fill { Random, Edge, Unit, Ramp };
+    enum class Fill { Random, Edge, Unit, Ramp, HighIntegers, LowIntegers };
     struct Filled {
       Args args;
       Fill fill;
@@ -782,6 +918,22 @@ std::vector<CheckResult> runForFailures(const Module &module, const std::string 
       if (!met.requiresHold)
         continue;
       inputs.push_back({std::move(filled), fill, met.fellBack ? met.fallback : ""});
+    }
+    // (ReplayOptions::extremeIntegers: over the random inputs, each integer
+    // input at the requires clause's extreme.)
+    for (Fill fill : {Fill::HighIntegers, Fill::LowIntegers}) {
+      if (!opts.extremeIntegers || inputs.empty() || inputs[0].fill != Fill::Random)
+        break;
+      Filled extreme = inputs[0];
+      std::optional<int64_t> value = fillIntegersAtExtreme(
+          module, kernel, *k, extreme.args, fill == Fill::HighIntegers ? 1 : -1);
+      if (!value)
+        continue;
+      extreme.fill = fill;
+      extreme.fallback = "every integer input " + std::to_string(*value) + ", the " +
+                         (fill == Fill::HighIntegers ? "largest" : "smallest") +
+                         " the requires clause admits";
+      inputs.push_back(std::move(extreme));
     }
     std::vector<ExecOptions> runs(1);
     runs[0].maxSteps = opts.maxSteps;
@@ -849,7 +1001,11 @@ std::vector<CheckResult> runForFailures(const Module &module, const std::string 
           if (key == "other")
             other = value;
         bool racePair = v.kind == CheckId::Race && !other.empty();
-        if (!(hasExactLocation(v.kind) || racePair) ||
+        // (An integer overflow is taken from the runs that hunt it, at the
+        // requires clause's extremes: elsewhere it may stem from a value
+        // another bug left undefined, a racy read, which its own check names.)
+        bool extreme = fill == Fill::HighIntegers || fill == Fill::LowIntegers;
+        if (!(hasExactLocation(v.kind) || racePair || (extreme && v.kind == CheckId::Overflow)) ||
             // An approx clause is proven for finite inputs only: with edge
             // cases a run shows nothing about it (its failure says
             // "approx ..."). The exact ones are proven for every input, NaN
@@ -870,7 +1026,9 @@ std::vector<CheckResult> runForFailures(const Module &module, const std::string 
           if (const ScalarValue *sv = p.kind == ParamInfo::Scalar ? a.scalar(p.name) : nullptr)
             c.counterexample.push_back({p.name, toString(*sv)});
         c.explanation =
-            fill == Fill::Ramp
+            extreme ? "a run on the CPU executor, with " + fallback + " (other inputs random, seed " +
+                          std::to_string(opts.seed) + "), shows the failure"
+            : fill == Fill::Ramp
                 ? std::string("a run on the CPU executor, with inputs that ramp along each row "
                               "(rising, falling) in [0, 1), shows the failure")
                 : std::string("a run on the CPU executor, with random inputs") +
@@ -911,16 +1069,18 @@ void falsifyKernel(const Module &module, KernelReport &kr, const ReplayOptions &
   bool failed = std::any_of(kr.checks.begin(), kr.checks.end(), [](const CheckResult &c) {
     return c.status == CheckStatus::Failed;
   });
+  ReplayOptions runOpts = opts;
   for (CheckResult &c : kr.checks)
     if (c.status == CheckStatus::Unknown && c.id != CheckId::Unsupported &&
         c.id != CheckId::Internal && !(failed && !c.attempted)) {
       open.push_back(&c);
       scheduleDependent |= isScheduleDependent(c.id);
+      runOpts.extremeIntegers |= c.id == CheckId::Overflow;
     }
   if (open.empty())
     return;
   for (CheckResult &run :
-       runForFailures(module, kr.name, scheduleDependent, {1 << 12, 64, 1 << 16}, opts)) {
+       runForFailures(module, kr.name, scheduleDependent, {1 << 12, 64, 1 << 16}, runOpts)) {
     // One check per violation: the first open one it refutes.
     auto match = std::find_if(open.begin(), open.end(),
                               [&](const CheckResult *c) { return refutes(run, *c); });

@@ -49,6 +49,11 @@ struct ReplayOptions {
   /// starts no run of a kernel once its verification time and those runs
   /// have used it up (its open checks then stay unknown).
   double budgetSeconds = 0;
+  /// runForFailures also runs each shape with every integer input at the
+  /// largest value the requires clause admits, then the smallest (an i32 sum
+  /// of 4096 terms each at most 10^6 overflows there only). Set by
+  /// falsifyUndecided for a kernel with an undecided overflow check.
+  bool extremeIntegers = false;
   /// Set by falsifyUndecided from the budget: no run starts after it.
   std::optional<std::chrono::steady_clock::time_point> deadline;
   /// Runs that finished, shared by the calls of runForFailures given the same

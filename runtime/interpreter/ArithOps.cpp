@@ -81,20 +81,26 @@ unsigned integerWidth(Type type) {
 //===----------------------------------------------------------------------===//
 
 bool evalConstant(KernelInterpreter &in, Operation *op, EvalContext &context) {
+  // Every thread evaluates the same constants: each is read from its
+  // attribute once per run.
+  auto known = in.constants.find(op);
+  if (known != in.constants.end())
+    return setResult(in, op, context, known->second);
   Attribute attr = cast<arith::ConstantOp>(op).getValue();
-  if (auto intAttr = dyn_cast<IntegerAttr>(attr))
-    return setResult(in, op, context,
-                     makeInteger(integerWidth(intAttr.getType()),
-                                 intAttr.getValue().getZExtValue()));
-  if (auto floatAttr = dyn_cast<FloatAttr>(attr)) {
+  RuntimeValue value;
+  if (auto intAttr = dyn_cast<IntegerAttr>(attr)) {
+    value = makeInteger(integerWidth(intAttr.getType()), intAttr.getValue().getZExtValue());
+  } else if (auto floatAttr = dyn_cast<FloatAttr>(attr)) {
     std::optional<FloatFormat> format = floatFormatOf(floatAttr.getType());
     if (!format)
       return in.fail("unsupported float constant at " + locationOf(op));
-    double value = floatAttr.getValueAsDouble();
-    return setResult(in, op, context,
-                     makeFloat(*format, value, std::fabs(value)));
+    double real = floatAttr.getValueAsDouble();
+    value = makeFloat(*format, real, std::fabs(real));
+  } else {
+    return in.fail("unsupported constant at " + locationOf(op));
   }
-  return in.fail("unsupported constant at " + locationOf(op));
+  in.constants[op] = value;
+  return setResult(in, op, context, value);
 }
 
 enum class AddSubMul { Add, Sub, Mul };
@@ -262,42 +268,42 @@ bool evalAbsI(KernelInterpreter &in, Operation *op, EvalContext &context) {
 // Comparisons and select
 //===----------------------------------------------------------------------===//
 
-bool evalCmpI(KernelInterpreter &in, Operation *op, EvalContext &context) {
-  ArithOperands v;
-  if (!fetchOperands(in, op, context, v))
-    return false;
-  int64_t sa = v.lhs.asSigned(), sb = v.rhs.asSigned();
-  uint64_t ua = v.lhs.bits, ub = v.rhs.bits;
+/// Whether `op` (an arith.cmpi) holds for `lhs` and `rhs`.
+bool compareIntegers(Operation *op, const RuntimeValue &lhs, const RuntimeValue &rhs) {
+  int64_t sa = lhs.asSigned(), sb = rhs.asSigned();
+  uint64_t ua = lhs.bits, ub = rhs.bits;
   using P = arith::CmpIPredicate;
-  P predicate = cast<arith::CmpIOp>(op).getPredicate();
-  bool holds = false;
   // (Operands of different widths: a clause's signed integer held wider,
   // see evalAddSubMul.)
-  bool widened = v.lhs.width != v.rhs.width;
-  switch (predicate) {
-  case P::eq: holds = widened ? sa == sb : ua == ub; break;
-  case P::ne: holds = widened ? sa != sb : ua != ub; break;
-  case P::slt: holds = sa < sb; break;
-  case P::sle: holds = sa <= sb; break;
-  case P::sgt: holds = sa > sb; break;
-  case P::sge: holds = sa >= sb; break;
-  case P::ult: holds = ua < ub; break;
-  case P::ule: holds = ua <= ub; break;
-  case P::ugt: holds = ua > ub; break;
-  case P::uge: holds = ua >= ub; break;
+  bool widened = lhs.width != rhs.width;
+  switch (cast<arith::CmpIOp>(op).getPredicate()) {
+  case P::eq: return widened ? sa == sb : ua == ub;
+  case P::ne: return widened ? sa != sb : ua != ub;
+  case P::slt: return sa < sb;
+  case P::sle: return sa <= sb;
+  case P::sgt: return sa > sb;
+  case P::sge: return sa >= sb;
+  case P::ult: return ua < ub;
+  case P::ule: return ua <= ub;
+  case P::ugt: return ua > ub;
+  case P::uge: return ua >= ub;
   }
-  if (!holds && context.inSpec)
-    context.whyFalse[op->getResult(0)].first = in.describeFalseComparison(
-        context, op, v.lhs, v.rhs, predicate == P::eq,
-        arith::stringifyCmpIPredicate(predicate).str());
-  return setResult(in, op, context, makeBool(holds));
+  return false;
 }
 
-bool evalCmpF(KernelInterpreter &in, Operation *op, EvalContext &context) {
-  ArithOperands v;
-  if (!fetchOperands(in, op, context, v))
-    return false;
-  double a = v.lhs.real, b = v.rhs.real;
+/// An arith.cmpf of `lhs` and `rhs`: whether it holds, and in an approx
+/// clause the tolerance it had and whether a side left the range the approx
+/// proof models.
+struct FloatComparison {
+  bool holds = false;
+  double tolerance = 0;
+  bool outsideModel = false;
+};
+
+FloatComparison compareFloats(KernelInterpreter &in, Operation *op, const EvalContext &context,
+                              const RuntimeValue &lhs, const RuntimeValue &rhs) {
+  FloatComparison result;
+  double a = lhs.real, b = rhs.real;
   bool unordered = std::isnan(a) || std::isnan(b);
   bool bothNaN = std::isnan(a) && std::isnan(b);
   // A clause's `==` (marked by MLIRGen) compares NaN == NaN as equal (a NaN
@@ -310,29 +316,28 @@ bool evalCmpF(KernelInterpreter &in, Operation *op, EvalContext &context) {
       ft && ft.getFPMantissaWidth() < 24)
     scale = std::ldexp(1.0, 24 - ft.getFPMantissaWidth());
   double tolerance = context.approx ? in.options.approxRelTol * scale *
-                                          (v.lhs.magnitude + v.rhs.magnitude)
+                                          (lhs.magnitude + rhs.magnitude)
                                     : 0;
+  result.tolerance = tolerance;
   // (An infinite magnitude, a side that overflowed, gives no tolerance: -inf
   // is not approximately a finite value.)
   bool equal = a == b || (context.approx && std::isfinite(tolerance) &&
                           std::fabs(a - b) <= tolerance);
   // Past the range the approx proof models: underflow or overflow.
-  bool outsideModel = false;
   if (context.approx && !equal && !unordered) {
     auto ft = dyn_cast<FloatType>(op->getOperand(0).getType());
     double tiny = ft ? llvm::APFloat::getSmallestNormalized(ft.getFloatSemantics())
                                .convertToDouble() * 0x1p24
                      : 0;
     bool underflow = (std::fabs(a) < tiny || std::fabs(b) < tiny) && std::fabs(a - b) <= tiny;
-    outsideModel = underflow || std::isinf(a) || std::isinf(b);
+    result.outsideModel = underflow || std::isinf(a) || std::isinf(b);
     if (in.options.approxWithinRange)
-      equal = outsideModel;
+      equal = result.outsideModel;
   }
   bool less = !equal && a < b, greater = !equal && a > b;
   using P = arith::CmpFPredicate;
-  P predicate = cast<arith::CmpFOp>(op).getPredicate();
-  bool holds = false;
-  switch (predicate) {
+  bool &holds = result.holds;
+  switch (cast<arith::CmpFOp>(op).getPredicate()) {
   case P::AlwaysFalse: holds = false; break;
   case P::OEQ: holds = (!unordered && equal) || specNaNs; break;
   case P::OGT: holds = !unordered && greater; break;
@@ -350,19 +355,24 @@ bool evalCmpF(KernelInterpreter &in, Operation *op, EvalContext &context) {
   case P::UNO: holds = unordered; break;
   case P::AlwaysTrue: holds = true; break;
   }
-  if (!holds && context.inSpec) {
-    std::string &why = context.whyFalse[op->getResult(0)].first;
-    why = in.describeFalseComparison(
-        context, op, v.lhs, v.rhs, predicate == P::OEQ || predicate == P::UEQ,
-        arith::stringifyCmpFPredicate(predicate).str());
-    if (context.approx)
-      why += " (tolerance " + formatDouble(tolerance, true) + ")";
-    // The proof's bound assumes neither (its trust list says so).
-    if (outsideModel)
-      why += "; a value underflowed or overflowed, which the approx proof assumes does not "
-             "happen";
-  }
-  return setResult(in, op, context, makeBool(holds));
+  return result;
+}
+
+// (A false comparison in a clause is described only when the clause fails:
+// describeFalseComparison, from explainFalse. Formatting every false guard of
+// every `p ==> q` was an eighth of the runs before the proof.)
+bool evalCmpI(KernelInterpreter &in, Operation *op, EvalContext &context) {
+  ArithOperands v;
+  if (!fetchOperands(in, op, context, v))
+    return false;
+  return setResult(in, op, context, makeBool(compareIntegers(op, v.lhs, v.rhs)));
+}
+
+bool evalCmpF(KernelInterpreter &in, Operation *op, EvalContext &context) {
+  ArithOperands v;
+  if (!fetchOperands(in, op, context, v))
+    return false;
+  return setResult(in, op, context, makeBool(compareFloats(in, op, context, v.lhs, v.rhs).holds));
 }
 
 bool evalSelect(KernelInterpreter &in, Operation *op, EvalContext &context) {
@@ -601,6 +611,40 @@ bool evalFma(KernelInterpreter &in, Operation *op, EvalContext &context) {
 }
 
 } // namespace
+
+std::optional<std::string> describeFalseComparisonOp(KernelInterpreter &in, Operation *op,
+                                                     EvalContext &context) {
+  bool isInteger = isa<arith::CmpIOp>(op);
+  if (!isInteger && !isa<arith::CmpFOp>(op))
+    return std::nullopt;
+  std::optional<RuntimeValue> lhs = in.lookup(context, op->getOperand(0));
+  std::optional<RuntimeValue> rhs = in.lookup(context, op->getOperand(1));
+  if (!lhs || !rhs)
+    return std::nullopt;
+  if (isInteger) {
+    if (compareIntegers(op, *lhs, *rhs))
+      return std::nullopt;
+    auto predicate = cast<arith::CmpIOp>(op).getPredicate();
+    return in.describeFalseComparison(context, op, *lhs, *rhs,
+                                      predicate == arith::CmpIPredicate::eq,
+                                      arith::stringifyCmpIPredicate(predicate).str());
+  }
+  FloatComparison compared = compareFloats(in, op, context, *lhs, *rhs);
+  if (compared.holds)
+    return std::nullopt;
+  auto predicate = cast<arith::CmpFOp>(op).getPredicate();
+  using P = arith::CmpFPredicate;
+  std::string why = in.describeFalseComparison(
+      context, op, *lhs, *rhs, predicate == P::OEQ || predicate == P::UEQ,
+      arith::stringifyCmpFPredicate(predicate).str());
+  if (context.approx)
+    why += " (tolerance " + formatDouble(compared.tolerance, true) + ")";
+  // The proof's bound assumes neither (its trust list says so).
+  if (compared.outsideModel)
+    why += "; a value underflowed or overflowed, which the approx proof assumes does not "
+           "happen";
+  return why;
+}
 
 void registerArithSemantics(SemanticsTable &table) {
   using namespace arith;

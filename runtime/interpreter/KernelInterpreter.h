@@ -149,6 +149,8 @@ public:
   /// As lookup; a missing value is a fatal internal error.
   bool operand(EvalContext &context, mlir::Value value, RuntimeValue &out,
                mlir::Operation *user);
+  /// The values of the arith.constant ops evaluated so far (evalConstant).
+  llvm::DenseMap<mlir::Operation *, RuntimeValue> constants;
   /// Sets the value of `value` in `context`.
   void bind(EvalContext &context, mlir::Value value, const RuntimeValue &v) {
     context.values[value] = v;

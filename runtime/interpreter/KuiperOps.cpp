@@ -168,8 +168,14 @@ bool evalAligned(KernelInterpreter &in, Operation *op, EvalContext &context) {
 /// An access marked `{align = A}` must be at an address that is a multiple of A.
 void checkAlignment(KernelInterpreter &in, Operation *op, EvalContext &context,
                     const ElementAddress &element) {
-  auto align = op->getAttrOfType<IntegerAttr>("align");
-  if (!align || !element.address || !in.options.checks || context.inSpec)
+  if (!element.address || !in.options.checks || context.inSpec)
+    return;
+  IntegerAttr align;
+  if (auto load = dyn_cast<LoadOp>(op))
+    align = load.getAlignAttr();
+  else if (auto store = dyn_cast<StoreOp>(op))
+    align = store.getAlignAttr();
+  if (!align)
     return;
   if (reinterpret_cast<uintptr_t>(element.address) % align.getInt() != 0)
     in.violate(CheckId::Alignment, op,

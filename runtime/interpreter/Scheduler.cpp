@@ -427,6 +427,7 @@ void KernelInterpreter::initThreads(std::vector<Thread> &threads) {
         thread.linearId = (int32_t)linear;
         for (BlockArgument argument : entry.getArguments())
           thread.values[argument] = host.values[argument];
+        thread.stack.reserve(8);
         Frame frame;
         frame.kind = Frame::KernelBody;
         frame.block = &entry;

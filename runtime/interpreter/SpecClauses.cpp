@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "runtime/interpreter/KernelInterpreter.h"
+#include "runtime/interpreter/Semantics.h"
 
 using namespace mlir;
 
@@ -67,21 +68,22 @@ bool KernelInterpreter::evaluateClause(Region &region, EvalContext &context,
   }
   SmallVector<RuntimeValue, 1> yielded;
   bool ok = evaluateRegion(region, {}, context, yielded);
+  if (ok) {
+    holds = yielded.empty() || yielded[0].kind != RuntimeValue::Integer ||
+            yielded[0].isTrue();
+    if (context.readUnboundBuffer)
+      holds = true;
+    // (Explained in the clause's own mode: a comparison is described with
+    // the tolerance it had.)
+    if (!holds && !region.empty())
+      context.clauseFailure =
+          explainFalse(context, region.front().getTerminator()->getOperand(0)).first;
+  }
   context.inSpec = wasInSpec;
   context.approx = wasApprox;
   if (wasInSpec)
     context.binders.resize(std::min(context.binders.size(), outerBinders));
-  if (!ok)
-    return false;
-  holds = yielded.empty() || yielded[0].kind != RuntimeValue::Integer ||
-          yielded[0].isTrue();
-  if (context.readUnboundBuffer)
-    holds = true;
-  if (!holds && !region.empty())
-    context.clauseFailure =
-        explainFalse(context, region.front().getTerminator()->getOperand(0))
-            .first;
-  return true;
+  return ok;
 }
 
 bool KernelInterpreter::checkInvariants(Region &invariants,
@@ -129,6 +131,8 @@ KernelInterpreter::explainFalse(EvalContext &context, Value value, int depth) {
   Operation *def = value.getDefiningOp();
   if (!def || depth > 64)
     return {"", false};
+  if (std::optional<std::string> comparison = describeFalseComparisonOp(*this, def, context))
+    return {*comparison, false};
   auto valueOf = [&](Value v) -> const RuntimeValue * {
     auto it = context.values.find(v);
     return it == context.values.end() ? nullptr : &it->second;

@@ -278,6 +278,12 @@ bool SymExec::writerPostcondition(EnsuresOp ens) {
     writes.push_back(e.get());
   }
   const MemInfo &mi = mems.at(mem);
+  // An `inout` element no thread writes keeps its value, which the clause
+  // may allow (`y[i] == (i < m ? x[i] : old(y[i]))`): "every element the
+  // clause names is written" below would be a false failure. The final-state
+  // merge proves such clauses (the unwritten elements read their old values).
+  if (mi.access != BufferAccess::Out)
+    return false;
   auto indices = [&]() {
     std::vector<z3::expr> t;
     for (Value i : target.getIndices())
