@@ -940,14 +940,18 @@ Type Sema::checkIntLit(Expr &e, Type hint) {
 
 Type Sema::checkFloatLit(Expr &e, Type hint) {
   Type t = !isErr(e.castType) ? e.castType : hint.isFloat() ? hint : kF32;
-  double maxv;
+  // A literal is its nearest value of the type (round to nearest, ties to
+  // even): out of range only where that is infinite, from the largest finite
+  // value plus half its ulp on (C's FLT_MAX spelled 3.40282347e38 is a little
+  // above FLT_MAX and rounds to it).
+  double overflowsAt;
   switch (t.scalar) {
-  case ScalarKind::F16: maxv = 65504.0; break;
-  case ScalarKind::BF16: maxv = 3.3895313892515355e38; break;
-  case ScalarKind::F32: maxv = 3.4028234663852886e38; break;
-  default: maxv = 1.7976931348623157e308; break;
+  case ScalarKind::F16: overflowsAt = 65520.0; break;                // 65504 + 16
+  case ScalarKind::BF16: overflowsAt = std::ldexp(0x1.ffp0, 127); break; // (2 - 2^-8) 2^127
+  case ScalarKind::F32: overflowsAt = std::ldexp(0x1.ffffffp0, 127); break; // (2 - 2^-24) 2^127
+  default: overflowsAt = HUGE_VAL; break; // (f64: past its range, the parse gave infinity)
   }
-  if (!std::isfinite(e.floatValue) || e.floatValue > maxv) {
+  if (!std::isfinite(e.floatValue) || std::fabs(e.floatValue) >= overflowsAt) {
     error(e.loc, "float literal '" + e.name + "' is out of range for " + q(t));
     return kNone;
   }
