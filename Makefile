@@ -61,7 +61,8 @@ check: build
 # `.ci/run` runs them after `make check`.
 check-slow: build-compiler
 	/usr/lib/llvm-22/bin/lit --param slow=1 -sv $(BUILD)/test/Verifier/verdicts-slow.test \
-	  $(BUILD)/test/Corpus/probes-1.test $(BUILD)/test/Corpus/probes-2.test
+	  $(BUILD)/test/Corpus/probes-1.test $(BUILD)/test/Corpus/probes-2.test \
+	  $(BUILD)/test/Corpus/ptx-probes.test
 
 # The whole project and its tests under ASan + UBSan, in build-sanitize.
 check-sanitize: configure
