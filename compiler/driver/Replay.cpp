@@ -395,8 +395,9 @@ std::string launchText(const KernelInfo &k, const Args &args) {
 /// the kernel has no integer input or not even +-1 meets the clause. (A data
 /// requires `x[i] <= 1000000` is met up to 1000000: found by bisection, as
 /// such clauses bound each element.)
-static std::optional<int64_t> fillIntegersAtExtreme(const Module &module, const std::string &kernel,
-                                             const KernelInfo &k, Args &args, int sign) {
+static std::optional<int64_t> fillIntegersAtExtreme(const Module &module,
+                                                    const std::string &kernel,
+                                                    const KernelInfo &k, Args &args, int sign) {
   std::vector<HostBuffer *> buffers;
   int64_t limit = std::numeric_limits<int64_t>::max();
   for (const ParamInfo &p : k.params) {
