@@ -442,6 +442,12 @@ static std::optional<int64_t> fillIntegersAtExtreme(const Module &module,
   return sign * lo;
 }
 
+/// How the inputs of fillIntegersAtExtreme read in a report.
+static std::string extremeText(int64_t value) {
+  return "every integer input " + std::to_string(value) + ", the " +
+         (value > 0 ? "largest" : "smallest") + " the requires clause admits";
+}
+
 void replayCheck(const Module &module, const std::string &kernel, CheckResult &c,
                  const ReplayOptions &opts) {
   // A failure a run showed (runForFailures) is confirmed by that run: its
@@ -669,6 +675,20 @@ void replayCheck(const Module &module, const std::string &kernel, CheckResult &c
   int bestScore = 0;
   std::string bestText, error, other;
   bool anyRan = false;
+  // A violation of a run with inputs `a`: the best match of the check so far
+  // is kept, with how the run was made (`how`, after the launch).
+  auto consider = [&](const Violation &v, const Args &a, const std::string &how) {
+    int score = matchScore(v, c);
+    if (score == 0 && other.empty())
+      other = v.message + " [" + checkName(v.kind) + "]";
+    if (score <= bestScore)
+      return;
+    bestScore = score;
+    std::string launch = launchText(*k, args);
+    bestText = markPoison(v.message, a) +
+               (v.kind != c.id ? " [" + std::string(checkName(v.kind)) + "]" : "") + " (" +
+               (launch.empty() ? "" : launch + ", ") + how + ")";
+  };
   const int attempts = 1 + (int)(sizeof tiny / sizeof tiny[0]);
   for (int attempt = 0; attempt < attempts && bestScore == 0; ++attempt) {
     if (attempt > 0 && !lossy)
@@ -730,23 +750,12 @@ void replayCheck(const Module &module, const std::string &kernel, CheckResult &c
                      " vs " + scheduleText(eo) + ")";
         }
       }
-      for (const Violation &v : r->violations) {
-        int score = matchScore(v, c);
-        if (score == 0 && other.empty())
-          other = v.message + " [" + checkName(v.kind) + "]";
-        if (score <= bestScore)
-          continue;
-        bestScore = score;
-        bestText = markPoison(v.message, a);
-        if (v.kind != c.id)
-          bestText += " [" + std::string(checkName(v.kind)) + "]";
-        std::string launch = launchText(*k, args);
-        bestText += " (" + (launch.empty() ? "" : launch + ", ") + scheduleText(eo);
-        if (attempt > 0)
-          bestText += ", inputs printed as 0 taken as +-" +
-                      std::string(attempt == 1 ? "1e-10" : "1.4e-45");
-        bestText += ")";
-      }
+      for (const Violation &v : r->violations)
+        consider(v, a,
+                 scheduleText(eo) +
+                     (attempt > 0 ? ", inputs printed as 0 taken as +-" +
+                                        std::string(attempt == 1 ? "1e-10" : "1.4e-45")
+                                  : std::string()));
       if (bestScore >= 3)
         break;
     }
@@ -771,18 +780,8 @@ void replayCheck(const Module &module, const std::string &kernel, CheckResult &c
     anyRan = true;
     if (assumptionBroken(*r))
       continue;
-    for (const Violation &v : r->violations) {
-      int score = matchScore(v, c);
-      if (score <= bestScore)
-        continue;
-      bestScore = score;
-      std::string launch = launchText(*k, args);
-      bestText = markPoison(v.message, inputs) +
-                 (v.kind != c.id ? " [" + std::string(checkName(v.kind)) + "]" : "") + " (" +
-                 (launch.empty() ? "" : launch + ", ") + "every integer input " +
-                 std::to_string(*value) + ", the " + (sign > 0 ? "largest" : "smallest") +
-                 " the requires clause admits, " + scheduleText(base) + ")";
-    }
+    for (const Violation &v : r->violations)
+      consider(v, inputs, extremeText(*value) + ", " + scheduleText(base));
   }
   // (Made small, a launch that shows nothing says nothing of the model's.)
   if (!shrunk.empty() && bestScore == 0)
@@ -931,9 +930,7 @@ std::vector<CheckResult> runForFailures(const Module &module, const std::string 
       if (!value)
         continue;
       extreme.fill = fill;
-      extreme.fallback = "every integer input " + std::to_string(*value) + ", the " +
-                         (fill == Fill::HighIntegers ? "largest" : "smallest") +
-                         " the requires clause admits";
+      extreme.fallback = extremeText(*value);
       inputs.push_back(std::move(extreme));
     }
     std::vector<ExecOptions> runs(1);

@@ -94,14 +94,16 @@ const SemanticsTable &semanticsTable();
 
 /// The families' registrations (one per file).
 void registerArithSemantics(SemanticsTable &table);
-/// How `op`, an arith.cmpi or arith.cmpf of a spec clause that came out
-/// false, reads with its operands' current values ("y[3] = 1.5, expected 2");
-/// nothing for another op or one that holds.
-std::optional<std::string> describeFalseComparisonOp(KernelInterpreter &in, mlir::Operation *op,
-                                                     EvalContext &context);
 void registerMathSemantics(SemanticsTable &table);
 void registerStructuredSemantics(SemanticsTable &table);
 void registerKuiperSemantics(SemanticsTable &table);
+
+/// How `op`, an arith.cmpi or arith.cmpf of a spec clause that came out
+/// false, reads with its operands' current values ("y[3] = 1.5, expected 2"),
+/// described only when the clause fails (ArithOps.cpp); nothing for another
+/// op or one that holds.
+std::optional<std::string> describeFalseComparisonOp(KernelInterpreter &in, mlir::Operation *op,
+                                                     EvalContext &context);
 
 /// Whether the executor has a semantics for `op` (ignoring its types).
 bool hasSemantics(mlir::Operation *op);
