@@ -85,19 +85,27 @@ void forEachInStmt(const A::Stmt &s, const std::function<void(const A::Stmt &)> 
 }
 
 /// A `while` loop that counts: `while i < hi { ...; i += step; }` (or
-/// `i = i + step`) where `i` is a signed `var` declared earlier in the same block,
-/// assigned nowhere else in the loop and not used after it, and `hi` and
-/// `step` read no `var`, no memory and nothing declared in the loop. It means
-/// exactly `for i in i..hi step step { ... }`: the same values of `i`, the
-/// condition and the step evaluated to the same values at every iteration,
-/// the same overflow check on the last increment. MLIRGen emits it as that
-/// `kuiper.for`, whose index map the verifier knows (a grid-stride `while`
-/// loop's writes then have a writer); `step > 0` is then checked, as for any
-/// `for` (a `while` loop stepping by 0 or less never ends).
+/// `i = i + step`, `i <= hi`), or down, `while i > lo { ...; i -= step; }` (or
+/// `i = i - step`, `i >= lo`), the update the body's last statement or its
+/// first, where `i` is a signed `var` declared earlier in the same block,
+/// assigned nowhere else in the loop and not used after it, and the bound and
+/// `step` read no `var`, no memory and nothing declared in the loop. Up, it
+/// means exactly `for i in i..hi step step { ... }` (`hi + 1` for `<=`): the
+/// same values of `i`, the condition and the step evaluated to the same
+/// values at every iteration, the same overflow check on the last increment.
+/// Down, it is the for loop over `-i`, `for v in -i..-lo step step` (`1 - lo`
+/// for `>=`), with `i = -v` inside. MLIRGen emits it as that `kuiper.for`,
+/// whose index map the verifier knows (a grid-stride `while` loop's writes, or
+/// a reverse scan's `y[r, j]`, then have a writer); `step > 0` is then
+/// checked, as for any `for` (a `while` loop stepping by 0 or less never
+/// ends).
 struct CountingLoop {
   const A::Decl *var;
-  const A::Expr *hi;
+  const A::Expr *bound; ///< hi (up) or lo (down)
   const A::Expr *step;
+  bool down = false;        ///< `i > lo` or `i >= lo`, stepping by -step
+  bool inclusive = false;   ///< `<=` or `>=`
+  bool updateFirst = false; ///< the update is the body's first statement
 };
 
 bool namesDecl(const A::Expr &e, const A::Decl *d) {
@@ -134,64 +142,83 @@ bool loopInvariant(const A::Expr &e, const std::set<const A::Decl *> &inner) {
   return invariant;
 }
 
+/// The step of `u` if it is `var += step` / `var = var + step` / `var = step
+/// + var` (up) or `var -= step` / `var = var - step` (down).
+const A::Expr *counterStep(const A::Stmt &u, const A::Decl *var, bool down) {
+  if (u.kind != A::StmtKind::Assign || !namesDecl(*u.target, var))
+    return nullptr;
+  if (u.op == (down ? "-=" : "+="))
+    return u.value.get();
+  if (u.op != "=" || u.value->kind != A::ExprKind::Binary || u.value->op != (down ? "-" : "+"))
+    return nullptr;
+  const A::Expr &v = *u.value;
+  if (namesDecl(*v.args[0], var))
+    return v.args[1].get();
+  if (!down && namesDecl(*v.args[1], var))
+    return v.args[0].get();
+  return nullptr;
+}
+
 std::optional<CountingLoop> countingLoop(const std::vector<A::StmtPtr> &stmts, size_t k) {
   const A::Stmt &s = *stmts[k];
   if (s.kind != A::StmtKind::While || s.body.empty() || !s.cond ||
-      s.cond->kind != A::ExprKind::Binary || (s.cond->op != "<" && s.cond->op != ">"))
+      s.cond->kind != A::ExprKind::Binary ||
+      (s.cond->op != "<" && s.cond->op != ">" && s.cond->op != "<=" && s.cond->op != ">="))
     return std::nullopt;
-  bool less = s.cond->op == "<";
-  const A::Expr &counter = *s.cond->args[less ? 0 : 1];
-  const A::Expr *hi = s.cond->args[less ? 1 : 0].get();
+  // `i OP bound`, or `bound OP i` read as `i OP' bound` (`hi > i` is `i < hi`).
+  auto isCounter = [](const A::Expr &e) {
+    return e.kind == A::ExprKind::Name && e.decl && e.decl->kind == A::DeclKind::Var &&
+           e.decl->type.isInt() && e.decl->type.isSigned();
+  };
+  bool left = isCounter(*s.cond->args[0]);
+  if (!left && !isCounter(*s.cond->args[1]))
+    return std::nullopt;
+  std::string op = s.cond->op;
+  if (!left)
+    op = op == "<" ? ">" : op == ">" ? "<" : op == "<=" ? ">=" : "<=";
+  CountingLoop c;
+  c.var = s.cond->args[left ? 0 : 1]->decl;
+  c.bound = s.cond->args[left ? 1 : 0].get();
+  c.down = op[0] == '>';
+  c.inclusive = op.size() == 2;
   // Signed counters only: kuiper.for compares signed (`i < hi` on u32 is an
   // unsigned comparison). A loop that may `return` stays a while loop (the
   // for loop would go on counting after the thread returned).
-  if (counter.kind != A::ExprKind::Name || !counter.decl ||
-      counter.decl->kind != A::DeclKind::Var || !counter.decl->type.isInt() ||
-      !counter.decl->type.isSigned() || !(hi->type == counter.decl->type) ||
-      containsReturn(s.body))
+  if (!(c.bound->type == c.var->type) || containsReturn(s.body))
     return std::nullopt;
-  const A::Decl *var = counter.decl;
-  const A::Stmt &last = *s.body.back();
-  if (last.kind != A::StmtKind::Assign || !namesDecl(*last.target, var))
-    return std::nullopt;
-  const A::Expr *step = nullptr;
-  if (last.op == "+=") {
-    step = last.value.get();
-  } else if (last.op == "=" && last.value->kind == A::ExprKind::Binary &&
-             last.value->op == "+") {
-    const A::Expr &v = *last.value;
-    if (namesDecl(*v.args[0], var))
-      step = v.args[1].get();
-    else if (namesDecl(*v.args[1], var))
-      step = v.args[0].get();
+  c.step = counterStep(*s.body.back(), c.var, c.down);
+  if (!c.step && s.body.size() > 1) {
+    c.step = counterStep(*s.body.front(), c.var, c.down);
+    c.updateFirst = true;
   }
-  if (!step || !(step->type == var->type))
+  if (!c.step || !(c.step->type == c.var->type))
     return std::nullopt;
   std::set<const A::Decl *> inner;
   bool assignedInBody = false;
+  size_t update = c.updateFirst ? 0 : s.body.size() - 1;
   for (size_t j = 0; j < s.body.size(); ++j)
     forEachInStmt(
         *s.body[j],
         [&](const A::Stmt &t) {
           if (t.decl)
             inner.insert(t.decl.get());
-          if (j + 1 < s.body.size() && t.kind == A::StmtKind::Assign && namesDecl(*t.target, var))
+          if (j != update && t.kind == A::StmtKind::Assign && namesDecl(*t.target, c.var))
             assignedInBody = true;
         },
         [](const A::Expr &) {});
-  if (assignedInBody || !loopInvariant(*hi, inner) || !loopInvariant(*step, inner))
+  if (assignedInBody || !loopInvariant(*c.bound, inner) || !loopInvariant(*c.step, inner))
     return std::nullopt;
   bool declaredHere = false;
   for (size_t j = 0; j < k; ++j)
-    declaredHere |= stmts[j]->kind == A::StmtKind::Var && stmts[j]->decl.get() == var;
+    declaredHere |= stmts[j]->kind == A::StmtKind::Var && stmts[j]->decl.get() == c.var;
   bool usedAfter = false;
   for (size_t j = k + 1; j < stmts.size(); ++j)
     forEachInStmt(
         *stmts[j], [](const A::Stmt &) {},
-        [&](const A::Expr &e) { usedAfter |= e.decl == var; });
+        [&](const A::Expr &e) { usedAfter |= e.decl == c.var; });
   if (!declaredHere || usedAfter)
     return std::nullopt;
-  return CountingLoop{var, hi, step};
+  return c;
 }
 
 /// A `while` loop with a compile-time trip count: `var s = C0; ... while s OP K
@@ -538,10 +565,17 @@ private:
   void block(const std::vector<A::StmtPtr> &stmts, size_t from = 0, size_t end = SIZE_MAX) {
     end = std::min(end, stmts.size());
     for (size_t i = from; i < end; ++i) {
-      if (auto counting = countingLoop(stmts, i))
+      // (A loop that counts down, or up to an inclusive bound, or steps
+      // first, is unrolled where its trip count is a constant, as before
+      // such loops were counting ones.)
+      auto counting = countingLoop(stmts, i);
+      std::optional<UnrolledWhile> unrolled;
+      if (counting && !counting->down && !counting->inclusive && !counting->updateFirst)
         countingWhile(*stmts[i], *counting);
-      else if (auto unrolled = unrolledWhile(stmts, i))
+      else if ((unrolled = unrolledWhile(stmts, i)))
         unrollWhile(*stmts[i], *unrolled);
+      else if (counting)
+        countingWhile(*stmts[i], *counting);
       else
         stmt(*stmts[i]);
       if (stmts[i]->kind == A::StmtKind::Return)
@@ -656,12 +690,12 @@ private:
 
   /// The invariants of loop `s`, whose index (if any) is `iv`.
   void invariants(Region &r, Location l, TypeRange args, const A::Stmt &s,
-                  const A::Decl *iv) {
+                  const A::Decl *iv, llvm::function_ref<Value(Value)> counter = {}) {
     bool saved = spec;
     spec = true;
     fillRegion(r, l, args, [&](Block *blk) {
       if (!args.empty())
-        values[iv] = blk->getArgument(0);
+        values[iv] = counter ? counter(blk->getArgument(0)) : blk->getArgument(0);
       for (const auto &inv : s.invariants)
         InvariantOp::create(b, loc(inv.loc), expr(*inv.cond), inv.approx);
       return SmallVector<Value>{};
@@ -698,17 +732,32 @@ private:
   }
 
   /// A counting `while` loop (see countingLoop) as the `for` loop it is: its
-  /// counter is the loop's index inside (the `var` itself is dead after it).
+  /// counter is the loop's index inside, or its negation for a loop that
+  /// counts down (the `var` itself is dead after it).
   void countingWhile(const A::Stmt &s, const CountingLoop &c) {
     Location l = loc(s.loc);
-    Type t = type(c.var->type);
-    Value lo = loadLocal(l, slots.lookup(c.var));
-    Value hi = expr(*c.hi), step = expr(*c.step);
+    const A::Type &at = c.var->type;
+    Type t = type(at);
+    Value init = loadLocal(l, slots.lookup(c.var));
+    Value bound = expr(*c.bound), step = expr(*c.step);
+    Value zero = intConst(l, t, 0), one = intConst(l, t, 1);
+    Value lo = init, hi = c.inclusive ? binary(l, "+", bound, one, at) : bound;
+    if (c.down) {
+      lo = binary(l, "-", zero, init, at);
+      hi = binary(l, "-", c.inclusive ? one : zero, bound, at);
+    }
+    auto counter = [&](Value v) { return c.down ? binary(l, "-", zero, v, at) : v; };
     auto op = ForOp::create(b, l, lo, hi, step);
-    invariants(op.getInvariants(), l, {t}, s, c.var);
+    invariants(op.getInvariants(), l, {t}, s, c.var, counter);
     fillRegion(op.getBody(), l, {t}, [&](Block *blk) {
-      values[c.var] = blk->getArgument(0);
-      loopBody(s.body, l, s.body.size() - 1);
+      Value i = counter(blk->getArgument(0));
+      if (c.updateFirst) {
+        values[c.var] = binary(l, c.down ? "-" : "+", i, step, at);
+        block(s.body, 1);
+      } else {
+        values[c.var] = i;
+        block(s.body, 0, s.body.size() - 1);
+      }
       return SmallVector<Value>{};
     });
     values.erase(c.var);

@@ -2,6 +2,7 @@
 #include "verifier/analysis/SymExec.h"
 #include "verifier/solver/Solver.h"
 
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "llvm/ADT/StringExtras.h"
 
 #include <functional>
@@ -226,6 +227,19 @@ z3::expr SymExec::sumTerm(z3::expr f, z3::expr lo, z3::expr count, int64_t s) {
   termFacts.push_back({t, z3::implies(count <= 0, t == zero)});
   termFacts.push_back({t, z3::implies(count > 0, t == sumN(prev) +
                                                     z3::select(f, lo + (count - 1) * z.int_val(s)))});
+  // And, where the kernel has a sum from a start that is not a constant (a
+  // suffix sum, whose loop adds its terms from the end), c > 0 terms are the
+  // first one plus c - 1 terms from the next: `acc == sum(k in n - t..n: ...)`
+  // is carried by `acc += x[n - 1 - t]` (before, unknown: the definition
+  // above only takes terms off the end).
+  if (!lo.is_numeral() && frontStepFolds()) {
+    z3::expr_vector rest(z);
+    rest.push_back(f);
+    rest.push_back((lo + z.int_val(s)).simplify());
+    rest.push_back(count - 1);
+    rest.push_back(z.int_val(s));
+    termFacts.push_back({t, z3::implies(count > 0, t == z3::select(f, lo) + sumN(rest))});
+  }
   // Bounds of an integer sum by its terms' (valid, with Skolem functions for
   // the indices of a smallest and a largest term): c > 0 terms sum to at least
   // c times the smallest and at most c times the largest. With the terms'
@@ -630,6 +644,16 @@ z3::expr SymExec::reduceTerm(ReduceKind k, z3::expr f, Type termType, z3::expr l
     termFacts.push_back({t, z3::implies(count == 1, t == z3::select(f, lo))});
     termFacts.push_back({t, z3::implies(count > 1, t == reduceCombine(k, prev, fl))});
   }
+  // The first-term definition (see sumTerm): the first term combined with
+  // the reduction of the rest; an argmax keeps the first index unless the
+  // rest's beats it. (Not for a product of floats: not associative.)
+  if (!lo.is_numeral() && frontStepFolds() &&
+      (k != ReduceKind::Prod || valueSort.is_int() || valueSort.is_real())) {
+    z3::expr rest = app((lo + z.int_val(s)).simplify(), count - 1), first = z3::select(f, lo);
+    termFacts.push_back({t, z3::implies(count > 1, arg ? t == z3::ite(argBeats(z3::select(f, rest), first, isMin),
+                                                                      rest, lo)
+                                                       : t == reduceCombine(k, first, rest))});
+  }
   // A maximum and an argmax of the same terms (a loop's `best` and `bi`
   // invariants): the term at the argmax is the maximum, as a value (== in a
   // clause: -0 and +0 are equal, NaN equals NaN). Valid: a NaN term makes the
@@ -682,6 +706,39 @@ z3::expr SymExec::reduceTerm(ReduceKind k, z3::expr f, Type termType, z3::expr l
   }
   termFacts.push_back({t, z3::ite(oddsCount > 0, both, t == evens)});
   return t;
+}
+
+bool SymExec::frontStepFolds() {
+  if (!frontSteps) {
+    // A start computed from a loop's index or from a `var` (a while loop's
+    // state), as a loop invariant's is; not one from thread ids alone (a
+    // tree's contracts `sum(k in t..n step s: ...)`, where the facts cost a
+    // block L1 norm 1.4 -> 16 s).
+    auto fromLoop = [](Value lo) {
+      SmallVector<Value> work{lo};
+      DenseSet<Value> seen;
+      while (!work.empty()) {
+        Value v = work.pop_back_val();
+        if (!seen.insert(v).second)
+          continue;
+        if (auto arg = dyn_cast<BlockArgument>(v)) {
+          if (isa<ForOp>(arg.getOwner()->getParentOp()))
+            return true;
+          continue;
+        }
+        Operation *d = v.getDefiningOp();
+        if (isa<memref::LoadOp>(d))
+          return true;
+        work.append(d->operand_begin(), d->operand_end());
+      }
+      return false;
+    };
+    bool any = false;
+    kernel.walk([&](SumOp op) { any |= fromLoop(op.getLo()); });
+    kernel.walk([&](ReduceOp op) { any |= fromLoop(op.getLo()); });
+    frontSteps = any;
+  }
+  return *frontSteps;
 }
 
 bool SymExec::isFoldTerm(const z3::expr &e) {

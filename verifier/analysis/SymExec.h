@@ -601,6 +601,11 @@ private:
   z3::expr sumTerm(z3::expr f, z3::expr lo, z3::expr count, int64_t step);
   z3::expr sumCount(z3::expr lo, z3::expr hi, int64_t step);
   int64_t sumWindow = -1; ///< see sumTerm
+  /// Whether the kernel has a sum or reduction whose start is not a constant
+  /// (a suffix `sum(k in j..n: ...)`): then symbolic folds also get their
+  /// first-term definition (see frontStepFolds).
+  bool frontStepFolds();
+  std::optional<bool> frontSteps;
   /// Symbolic sums made so far: body, start, step, count, term.
   std::vector<std::tuple<z3::expr, z3::expr, int64_t, z3::expr, z3::expr>> sumTerms;
   /// Symbolic sums whose body reads at `k + e` (offsetOf): the sum, its body
