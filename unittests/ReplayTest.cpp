@@ -640,7 +640,7 @@ TEST(Refutes, AnInvariantFailureRefutesTheObligationItShows) {
   run.file = "k.kp";
   run.line = 9;
   run.col = 5;
-  run.observed = "loop invariant does not hold after an iteration in thread (0,0): lhs = 1, "
+  run.observed = "loop invariant does not hold after an iteration in thread 0 of block 0: lhs = 1, "
                  "expected 2";
   CheckResult entry = run, after = run;
   entry.observed = after.observed = "";
@@ -648,7 +648,7 @@ TEST(Refutes, AnInvariantFailureRefutesTheObligationItShows) {
   after.message = "the loop invariant holds after an iteration";
   EXPECT_FALSE(refutes(run, entry));
   EXPECT_TRUE(refutes(run, after));
-  run.observed = "approx loop invariant does not hold on entry in thread (0,0)";
+  run.observed = "approx loop invariant does not hold on entry in thread 0 of block 0";
   EXPECT_TRUE(refutes(run, entry));
   EXPECT_FALSE(refutes(run, after));
 }

@@ -65,13 +65,27 @@ void KernelInterpreter::violate(CheckId check, Operation *op,
 std::string KernelInterpreter::who(const EvalContext &context) const {
   if (!context.isThread)
     return "host";
-  auto &thread = static_cast<const Thread &>(context);
-  return "(" + std::to_string(linearBlockId) + "," +
-         std::to_string(thread.linearId) + ")";
+  return threadName(linearBlockId, static_cast<const Thread &>(context).linearId);
+}
+
+std::string KernelInterpreter::threadName(int64_t block, int64_t thread) const {
+  auto coordinates = [](int64_t linear, const int64_t dims[3]) {
+    int64_t x = dims[0] > 0 ? linear % dims[0] : linear;
+    int64_t rest = dims[0] > 0 ? linear / dims[0] : 0;
+    int64_t y = dims[1] > 0 ? rest % dims[1] : rest, z = dims[1] > 0 ? rest / dims[1] : 0;
+    if (dims[1] <= 1 && dims[2] <= 1)
+      return std::to_string(x);
+    std::string text = "(" + std::to_string(x) + "," + std::to_string(y);
+    if (dims[2] > 1)
+      text += "," + std::to_string(z);
+    return text + ")";
+  };
+  return "thread " + coordinates(thread, launch.block) + " of block " +
+         coordinates(block, launch.grid);
 }
 
 std::string KernelInterpreter::inThread(const EvalContext &context) const {
-  return context.isThread ? " in thread " + who(context) : "";
+  return context.isThread ? " in " + who(context) : "";
 }
 
 ViolationDetails KernelInterpreter::whoDetails(const EvalContext &context) const {

@@ -137,10 +137,14 @@ public:
   /// counted, not listed.
   void violate(CheckId check, mlir::Operation *op, const std::string &message,
                ViolationDetails details = {});
-  /// " in thread (b,t)" for a thread, "" for the host.
+  /// " in thread 5 of block 2" for a thread, "" for the host.
   std::string inThread(const EvalContext &context) const;
-  /// "(b,t)": the thread's block and linear id.
+  /// "thread 5 of block 2", or with coordinates in a launch of more than one
+  /// dimension, "thread (5,1) of block (2,0)" (x first; trailing dimensions
+  /// of extent 1 left out): a run's message names a thread as threadIdx and
+  /// blockIdx do.
   std::string who(const EvalContext &context) const;
+  std::string threadName(int64_t block, int64_t thread) const;
   /// ("block", b), ("thread", t) for a thread; nothing for the host.
   ViolationDetails whoDetails(const EvalContext &context) const;
 

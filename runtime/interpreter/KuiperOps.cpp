@@ -181,7 +181,7 @@ void checkAlignment(KernelInterpreter &in, Operation *op, EvalContext &context,
     in.violate(CheckId::Alignment, op,
                "access of " + element.text() + " is not aligned to " +
                    std::to_string(align.getInt()) + " bytes" +
-                   (context.isThread ? " in thread " + in.who(context) : ""),
+                   in.inThread(context),
                in.whoDetails(context));
 }
 
@@ -205,7 +205,7 @@ bool evalLoad(KernelInterpreter &in, Operation *op, EvalContext &context) {
         in.violate(CheckId::Contract, op,
                    "read of " + element.text() + " outside the reads clause of " +
                        buffer->name +
-                       (context.isThread ? " by thread " + in.who(context) : ""),
+                       (context.isThread ? " by " + in.who(context) : ""),
                    in.whoDetails(context));
       in.recordAccess(op, context, element, /*isWrite=*/false,
                       /*isAtomic=*/false);
@@ -238,7 +238,7 @@ bool evalStore(KernelInterpreter &in, Operation *op, EvalContext &context) {
       in.violate(CheckId::Contract, op,
                  "write of " + element.text() + " outside the writes clause of " +
                      buffer->name +
-                     (context.isThread ? " by thread " + in.who(context) : ""),
+                     (context.isThread ? " by " + in.who(context) : ""),
                  in.whoDetails(context));
     in.recordAccess(op, context, element, /*isWrite=*/true, /*isAtomic=*/false);
   }

@@ -14,10 +14,6 @@ using namespace mlir;
 namespace kuiper {
 namespace interp {
 
-std::string AccessRecord::who() const {
-  return "(" + std::to_string(block) + "," + std::to_string(thread) + ")";
-}
-
 /// What leaves two conflicting accesses unordered: no barrier between them
 /// in one block; nothing can order two blocks within a launch.
 static std::string unordered(const AccessRecord &a, const AccessRecord &b) {
@@ -116,7 +112,7 @@ bool KernelInterpreter::resolveElement(Operation *op, EvalContext &context,
       violate(CheckId::Bounds, op,
               "access " + element.text() + " out of bounds of " + name + "[" +
                   formatIndices(*dims) + "]" +
-                  (context.isThread ? " by thread " + who(context) : ""),
+                  (context.isThread ? " by " + who(context) : ""),
               details);
       return true;
     }
@@ -156,6 +152,7 @@ std::string ElementAddress::text() const {
 void KernelInterpreter::recordAccess(Operation *op, EvalContext &context,
                                      ElementAddress &element, bool isWrite,
                                      bool isAtomic) {
+  auto name = [&](const AccessRecord &r) { return threadName(r.block, r.thread); };
   ShadowCell *cell = element.shadow;
   if (!cell || !context.isThread || (context.inSpec && !context.specReadsRace) ||
       context.readsOldContents)
@@ -182,7 +179,7 @@ void KernelInterpreter::recordAccess(Operation *op, EvalContext &context,
     GlobalBuffer *buffer = element.buffer;
     if (accessesConflict(cell->writer, current)) {
       violate(CheckId::Race, op,
-              "threads " + cell->writer.who() + " and " + current.who() +
+              name(cell->writer) + " and " + name(current) +
                   " both wrote " + where(),
               details(cell->writer));
     } else if (accessesConflict(cell->reader, current) ||
@@ -191,30 +188,29 @@ void KernelInterpreter::recordAccess(Operation *op, EvalContext &context,
                                        ? cell->reader
                                        : cell->otherReader;
       violate(CheckId::Race, op,
-              "thread " + reader.who() + " read " + where() + " and thread " +
-                  current.who() + " wrote it" + unordered(reader, current),
+              name(reader) + " read " + where() + " and " + name(current) + " wrote it" +
+                  unordered(reader, current),
               details(reader));
     } else if (buffer && buffer->access == BufferAccess::Out &&
                cell->writer.exists() && !cell->writer.sameThread(current) &&
                !isAtomic) {
       violate(CheckId::Race, op,
-              "out element " + where() + " is written by both threads " +
-                  cell->writer.who() + " and " + current.who(),
+              "out element " + where() + " is written by both " + name(cell->writer) + " and " +
+                  name(current),
               details(cell->writer));
     } else if (buffer && buffer->access == BufferAccess::Out && cell->writer.exists() &&
                cell->writer.sameThread(current) && !isAtomic) {
       // The verifier's "written at most once" (an out element has one
       // write, the one its coverage and postconditions name).
       violate(CheckId::Coverage, op,
-              "out element " + where() + " is written more than once by thread " +
-                  current.who(),
+              "out element " + where() + " is written more than once by " + name(current),
               details(cell->writer));
     }
     cell->writer = current;
   } else if (accessesConflict(cell->writer, current)) {
     violate(CheckId::Race, op,
-            "thread " + cell->writer.who() + " wrote " + where() +
-                " and thread " + current.who() + " read it" + unordered(cell->writer, current),
+            name(cell->writer) + " wrote " + where() + " and " + name(current) + " read it" +
+                unordered(cell->writer, current),
             details(cell->writer));
   }
   if (!isWrite || isAtomic) {

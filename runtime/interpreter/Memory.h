@@ -39,7 +39,6 @@ struct AccessRecord {
     return block == other.block && thread == other.thread;
   }
   /// "(block,thread)".
-  std::string who() const;
 };
 
 /// Whether `current` races with the earlier access `previous`: different

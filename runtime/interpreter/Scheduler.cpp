@@ -69,7 +69,7 @@ bool KernelInterpreter::enterFor(Thread &thread, Operation *op) {
   if (frame.step <= 0) {
     violate(CheckId::Overflow, op,
             "loop step " + std::to_string(frame.step) +
-                " is not positive in thread " + who(thread),
+                " is not positive in " + who(thread),
             whoDetails(thread));
     ++thread.stack.back().next;
     return true;
@@ -148,7 +148,7 @@ bool KernelInterpreter::continueFor(Thread &thread) {
     // verifier's overflow check says): on the GPU the loop would go on.
     violate(CheckId::Overflow, frame.op,
             "the loop counter's increment " + std::to_string(prev) + " + " +
-                std::to_string(frame.step) + " overflows in thread " + who(thread),
+                std::to_string(frame.step) + " overflows in " + who(thread),
             whoDetails(thread));
   }
   // After every iteration, the last one included, the invariant holds of the
@@ -482,7 +482,7 @@ bool KernelInterpreter::releaseBarrier(std::vector<Thread> &threads,
   if (finished || elsewhere) {
     std::string message;
     if (elsewhere) {
-      message = "threads " + who(*first) + " and " + who(*elsewhere) +
+      message = who(*first) + " and " + who(*elsewhere) +
                 " wait at different barriers (" + locationOf(first->waitingAt) +
                 " and " + locationOf(elsewhere->waitingAt) + ")";
     } else {
@@ -491,7 +491,7 @@ bool KernelInterpreter::releaseBarrier(std::vector<Thread> &threads,
         arrived += thread.state == Thread::AtBarrier;
       message = "barrier reached by " + std::to_string(arrived) + " of " +
                 std::to_string(threads.size()) + " threads of block " +
-                std::to_string(linearBlockId) + "; thread " + who(*finished) +
+                std::to_string(linearBlockId) + "; " + who(*finished) +
                 " finished without reaching it";
     }
     Thread *other = elsewhere ? elsewhere : finished;
@@ -516,7 +516,7 @@ bool KernelInterpreter::releaseBarrier(std::vector<Thread> &threads,
       if (holds)
         continue;
       std::string message = std::string(approx ? "approx " : "") +
-                            "barrier contract does not hold in thread " + who(*witness);
+                            "barrier contract does not hold in " + who(*witness);
       if (!witness->clauseFailure.empty())
         message += ": " + witness->clauseFailure;
       violate(CheckId::BarrierContract, barrier, message,
