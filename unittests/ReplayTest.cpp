@@ -224,6 +224,47 @@ kernel last(out y: i32[n], n: i32)
       << e.observed;
 }
 
+TEST(Replay, ExtremeFillPastTheStepLimitIsHalved) {
+  // An i32 row sum of terms up to 10^6 overflows from 2148 terms on; the
+  // model's 100000 columns run past the step limit, with random inputs and
+  // with the extreme fill alike: the columns are halved until a run
+  // finishes, and that run shows the overflow.
+  Module m = compileNoVerify(R"(
+kernel rowsum(in x: i32[rows, cols], out y: i32[rows], rows: i32, cols: i32)
+  launch block(32) grid(cdiv(rows, 32))
+  requires rows >= 0 && rows <= 64 && cols >= 0 && cols <= 1 << 20
+  requires forall r in 0..rows: forall j in 0..cols: x[r, j] >= -1000000 && x[r, j] <= 1000000
+{
+  let r = blockIdx.x * 32 + threadIdx.x;
+  if r < rows {
+    var acc: i32 = 0;
+    for j in 0..cols {
+      acc += x[r, j];
+    }
+    y[r] = acc;
+  }
+}
+)",
+                             "k.kp");
+  ReplayOptions opts;
+  opts.maxSteps = 200'000;
+  CheckResult c = failed("overflow", 11, 7, {{"rows", "1"}, {"cols", "100000"}});
+  replayCheck(m, "rowsum", c, opts);
+  ASSERT_TRUE(c.confirmed.has_value()) << c.observed;
+  EXPECT_TRUE(*c.confirmed) << c.observed;
+  EXPECT_NE(c.observed.find("every integer input 1000000, the largest the requires clause admits, "
+                            "run with cols = 12500 for the model's 100000, whose run passes the "
+                            "step limit"),
+            std::string::npos)
+      << c.observed;
+  // Without the halving the model's sizes cannot be run at all.
+  opts.maxSteps = 20;
+  CheckResult d = failed("overflow", 11, 7, {{"rows", "1"}, {"cols", "100000"}});
+  replayCheck(m, "rowsum", d, opts);
+  ASSERT_TRUE(d.confirmed.has_value()) << d.observed;
+  EXPECT_FALSE(*d.confirmed) << d.observed;
+}
+
 TEST(Replay, RaceOnSharedMemory) {
   Module m = compileNoVerify(kShift, "k.kp");
   CheckResult c = failed("race", 10, 10,

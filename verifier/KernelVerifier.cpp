@@ -1001,6 +1001,21 @@ CheckResult KernelVerifier::resultOf(z3::context &z, SymExec &ex, Obligation &o,
     c.message = o.failMessage;
     c.tentative = foldsUndecided;
     foldsUndecided = false;
+    // A model through memory a loop left arbitrary (read after it, where no
+    // invariant says what it holds) may be no run's: two grid-stride loops
+    // doubling a[i] in place, `a[i] == old(a[i]) * 4` "failed" with a[0] =
+    // NaN. It stays failed only if a run shows it. (Not for a local a loop
+    // changes: a failure there asks for the invariant the docs ask for, and
+    // stays one.)
+    if (!c.tentative) {
+      std::vector<z3::expr> query = queryOf(ex, o);
+      for (const z3::expr &a : query)
+        if (SymExec::mentionsLoopHavoc(a, /*memoryOnly=*/true)) {
+          c.tentative = true;
+          c.tentativeWhy = "memory a loop leaves arbitrary where no invariant says what it holds";
+          break;
+        }
+    }
     counterexample(z, ex, o, c);
   } else if (c.status == CheckStatus::Proved && q.answer == solver::Answer::Failed &&
              opts.keepSMT) {

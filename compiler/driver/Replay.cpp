@@ -765,10 +765,64 @@ void replayCheck(const Module &module, const std::string &kernel, CheckResult &c
   // alone) is tried with every integer input at the largest value the
   // requires clause admits, then the smallest: a row of 2148 terms in
   // [-10^6, 10^6] summed in i32 overflows at 10^6 each.
+  // Where that run stops at its step limit (2 rows of 1048529 columns), the
+  // largest size parameter is halved while the requires clause holds, until
+  // a run finishes: 32766 columns of 10^5 still overflow.
+  auto halveLargest = [&](Args &a, std::string &note) {
+    const ParamInfo *largest = nullptr;
+    int64_t largestValue = 1;
+    for (const ParamInfo &p : k->params)
+      if (p.kind == ParamInfo::Scalar && !isFloatType(p.type) && p.type != "bool" &&
+          p.type != "i1")
+        if (const ScalarValue *v = a.scalar(p.name))
+          if (const int64_t *i = std::get_if<int64_t>(v); i && *i > largestValue)
+            largest = &p, largestValue = *i;
+    if (!largest)
+      return false;
+    Args trial = a;
+    trial.setInt(largest->name, largestValue / 2);
+    trial.allBuffers().clear(); // (reallocated at the new sizes)
+    Result<LaunchInfo> again = probe.allocateBuffers(module, kernel, trial);
+    if (!again)
+      return false;
+    // Random inputs, else ones, else zeros: the first the requires admit.
+    for (int fill = 0; fill < 3; ++fill) {
+      if (fill == 0)
+        fillInputs(module, kernel, trial, opts.seed);
+      else
+        constantInputs(*k, trial, fill == 1 ? 1.0 : 0.0);
+      again = probe.describe(module, kernel, trial);
+      if (!again || again->requiresHold)
+        break;
+    }
+    if (!again || !again->requiresHold)
+      return false;
+    // (The note names the model's value: the first one halved.)
+    size_t from = note.find(" for the model's ");
+    note = "run with " + largest->name + " = " + std::to_string(largestValue / 2) +
+           (from != std::string::npos && note.find("run with " + largest->name + " = ") == 0
+                ? note.substr(from)
+                : " for the model's " + std::to_string(largestValue) +
+                      ", whose run passes the step limit");
+    a = std::move(trial);
+    return true;
+  };
+  // (Halved with the inputs the runs above had, before the bisection of the
+  // fill, whose every step evaluates the requires clause over the buffers.)
+  Args sized = args;
+  std::string halved;
+  auto stopsAtLimit = [](const std::string &e) { return e.find("step limit") != std::string::npos; };
+  if (c.id == CheckId::Overflow && bestScore == 0 && !anyRan && stopsAtLimit(error))
+    for (int tries = 0; tries < 24 && halveLargest(sized, halved); ++tries) {
+      Args trial = sized;
+      Result<ExecResult> r = Executor(base).run(module, kernel, trial);
+      if (r || !stopsAtLimit(r.error().message))
+        break;
+    }
   for (int sign : {1, -1}) {
     if (bestScore > 0 || c.id != CheckId::Overflow)
       break;
-    Args inputs = args;
+    Args inputs = sized;
     std::optional<int64_t> value = fillIntegersAtExtreme(module, kernel, *k, inputs, sign);
     if (!value)
       continue;
@@ -781,7 +835,9 @@ void replayCheck(const Module &module, const std::string &kernel, CheckResult &c
     if (assumptionBroken(*r))
       continue;
     for (const Violation &v : r->violations)
-      consider(v, inputs, extremeText(*value) + ", " + scheduleText(base));
+      consider(v, inputs,
+               extremeText(*value) + ", " + (halved.empty() ? "" : halved + ", ") +
+                   scheduleText(base));
   }
   // (Made small, a launch that shows nothing says nothing of the model's.)
   if (!shrunk.empty() && bestScore == 0)
@@ -1124,9 +1180,11 @@ void settleTentative(KernelReport &kr) {
   for (CheckResult &c : kr.checks)
     if (c.tentative && c.status == CheckStatus::Failed && c.confirmed != true) {
       c.status = CheckStatus::Unknown;
-      c.message = "undecided: " + c.message +
-                  " (the solver's model rests on sums or reductions it knows only by their "
-                  "definitions, and no run reproduced it)";
+      c.message = "undecided: " + c.message + " (the solver's model rests on " +
+                  (c.tentativeWhy.empty()
+                       ? std::string("sums or reductions it knows only by their definitions")
+                       : c.tentativeWhy) +
+                  ", and no run reproduced it)";
       changed = true;
     }
   if (changed)

@@ -44,6 +44,9 @@ struct CheckResult {
   /// by their definitions (a model whose folds it could not all unroll): it
   /// stays failed only if a run reproduces it (settleTentative).
   bool tentative = false;
+  /// Why a tentative failure's model may be no run's, as settleTentative
+  /// says it ("" : it rests on folds known by their definitions).
+  std::string tentativeWhy;
   std::string observed;          ///< what the replay observed
   double timeMs = 0;
   /// False for an unknown check that was not solved at all: the kernel's

@@ -433,7 +433,7 @@ static bool linearizeTree(const z3::expr &e, const std::vector<z3::expr> &vars, 
 /// Whether `e` mentions a value a loop's summary left arbitrary (a local it
 /// changes, `loop!N`, or memory it writes, `...!havocN`): where no invariant
 /// says what it is, a path through it holds in models no run has.
-static bool mentionsLoopHavoc(const z3::expr &e) {
+bool SymExec::mentionsLoopHavoc(const z3::expr &e, bool memoryOnly) {
   std::set<unsigned> seen;
   std::vector<z3::expr> stack{e};
   while (!stack.empty()) {
@@ -442,8 +442,8 @@ static bool mentionsLoopHavoc(const z3::expr &e) {
     if (!t.is_app() || !seen.insert(Z3_get_ast_id(t.ctx(), t)).second)
       continue;
     std::string name = t.decl().name().str();
-    if (name.rfind("loop!", 0) == 0 || name.rfind("after_loop!", 0) == 0 ||
-        name.find("!havoc") != std::string::npos)
+    if (name.find("!havoc") != std::string::npos ||
+        (!memoryOnly && (name.rfind("loop!", 0) == 0 || name.rfind("after_loop!", 0) == 0)))
       return true;
     for (unsigned i = 0; i < t.num_args(); ++i)
       stack.push_back(t.arg(i));
@@ -688,6 +688,18 @@ bool SymExec::witness(const Event &e, const std::vector<unsigned> &freeThreadVar
       go(todo[i].second);
       std::sort(dg.rest.begin(), dg.rest.end());
     }
+    // Every coefficient negative (a flip, `y[n - 1 - i]`): the digits of
+    // off - target, with the coefficients negated.
+    bool negated = !digits.empty();
+    for (const Digit &dg : digits)
+      negated &= dg.num < 0 && dg.num != INT64_MIN;
+    if (negated) {
+      for (size_t i = 0; i < todo.size(); ++i) {
+        todo[i].second = (-todo[i].second).simplify();
+        digits[i].num = -digits[i].num;
+      }
+      rem = -rem;
+    }
     // A numeral offset c with 0 <= c < g, g the gcd of the digits' numerals
     // (lane c of g consecutive elements, y[4 * t + c], or a grid-stride
     // i + c with a step 1024 * G): the digits are read from target - target
@@ -697,6 +709,8 @@ bool SymExec::witness(const Event &e, const std::vector<unsigned> &freeThreadVar
     // two are equal (every coefficient is a multiple of g, so its residue is
     // c), so the digit conditions below still imply the writer lemma.
     z3::expr off = a.off ? a.off->simplify() : z.int_val(0);
+    if (negated)
+      off = (-off).simplify();
     int64_t c0 = -1, g = 0;
     if (isConst(off, c0) && c0 >= 0)
       for (const Digit &dg : digits)

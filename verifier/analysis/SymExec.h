@@ -605,6 +605,10 @@ private:
   /// (a suffix `sum(k in j..n: ...)`): then symbolic folds also get their
   /// first-term definition (see frontStepFolds).
   bool frontStepFolds();
+  /// Whether `e` mentions a value a loop's summary left arbitrary (a local
+  /// it changes, or memory it writes; with `memoryOnly`, memory), of which
+  /// only its invariants speak.
+  static bool mentionsLoopHavoc(const z3::expr &e, bool memoryOnly = false);
   std::optional<bool> frontSteps;
   /// Symbolic sums made so far: body, start, step, count, term.
   std::vector<std::tuple<z3::expr, z3::expr, int64_t, z3::expr, z3::expr>> sumTerms;
