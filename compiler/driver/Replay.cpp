@@ -442,6 +442,19 @@ static std::optional<int64_t> fillIntegersAtExtreme(const Module &module,
   return sign * lo;
 }
 
+/// The integer scalar parameter of `args` with the largest value above 1 (a
+/// size the solver's model made large), and that value; null if none.
+static const ParamInfo *largestSize(const KernelInfo &k, const Args &args, int64_t &value) {
+  const ParamInfo *largest = nullptr;
+  value = 1;
+  for (const ParamInfo &p : k.params)
+    if (p.kind == ParamInfo::Scalar && !isFloatType(p.type) && p.type != "bool" && p.type != "i1")
+      if (const ScalarValue *v = args.scalar(p.name))
+        if (const int64_t *i = std::get_if<int64_t>(v); i && *i > value)
+          largest = &p, value = *i;
+  return largest;
+}
+
 /// How the inputs of fillIntegersAtExtreme read in a report.
 static std::string extremeText(int64_t value) {
   return "every integer input " + std::to_string(value) + ", the " +
@@ -572,14 +585,8 @@ void replayCheck(const Module &module, const std::string &kernel, CheckResult &c
   if (elements > opts.maxElements || threads > opts.maxThreads)
     tooLarge = tooLargeText();
   while (elements > opts.maxElements || threads > opts.maxThreads) {
-    const ParamInfo *largest = nullptr;
     int64_t largestValue = 1;
-    for (const ParamInfo &p : k->params)
-      if (p.kind == ParamInfo::Scalar && !isFloatType(p.type) && p.type != "bool" &&
-          p.type != "i1")
-        if (const ScalarValue *v = args.scalar(p.name))
-          if (const int64_t *i = std::get_if<int64_t>(v); i && *i > largestValue)
-            largest = &p, largestValue = *i;
+    const ParamInfo *largest = largestSize(*k, args, largestValue);
     if (!largest)
       break;
     bool smaller = false;
@@ -769,14 +776,8 @@ void replayCheck(const Module &module, const std::string &kernel, CheckResult &c
   // largest size parameter is halved while the requires clause holds, until
   // a run finishes: 32766 columns of 10^5 still overflow.
   auto halveLargest = [&](Args &a, std::string &note) {
-    const ParamInfo *largest = nullptr;
     int64_t largestValue = 1;
-    for (const ParamInfo &p : k->params)
-      if (p.kind == ParamInfo::Scalar && !isFloatType(p.type) && p.type != "bool" &&
-          p.type != "i1")
-        if (const ScalarValue *v = a.scalar(p.name))
-          if (const int64_t *i = std::get_if<int64_t>(v); i && *i > largestValue)
-            largest = &p, largestValue = *i;
+    const ParamInfo *largest = largestSize(*k, a, largestValue);
     if (!largest)
       return false;
     Args trial = a;
