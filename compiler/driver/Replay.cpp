@@ -775,7 +775,7 @@ void replayCheck(const Module &module, const std::string &kernel, CheckResult &c
   // Where that run stops at its step limit (2 rows of 1048529 columns), the
   // largest size parameter is halved while the requires clause holds, until
   // a run finishes: 32766 columns of 10^5 still overflow.
-  auto halveLargest = [&](Args &a, std::string &note) {
+  auto halveLargest = [&](Args &a) {
     int64_t largestValue = 1;
     const ParamInfo *largest = largestSize(*k, a, largestValue);
     if (!largest)
@@ -798,28 +798,33 @@ void replayCheck(const Module &module, const std::string &kernel, CheckResult &c
     }
     if (!again || !again->requiresHold)
       return false;
-    // (The note names the model's value: the first one halved.)
-    size_t from = note.find(" for the model's ");
-    note = "run with " + largest->name + " = " + std::to_string(largestValue / 2) +
-           (from != std::string::npos && note.find("run with " + largest->name + " = ") == 0
-                ? note.substr(from)
-                : " for the model's " + std::to_string(largestValue) +
-                      ", whose run passes the step limit");
     a = std::move(trial);
     return true;
   };
   // (Halved with the inputs the runs above had, before the bisection of the
   // fill, whose every step evaluates the requires clause over the buffers.)
   Args sized = args;
-  std::string halved;
   auto stopsAtLimit = [](const std::string &e) { return e.find("step limit") != std::string::npos; };
   if (c.id == CheckId::Overflow && bestScore == 0 && !anyRan && stopsAtLimit(error))
-    for (int tries = 0; tries < 24 && halveLargest(sized, halved); ++tries) {
+    for (int tries = 0; tries < 24 && halveLargest(sized); ++tries) {
       Args trial = sized;
       Result<ExecResult> r = Executor(base).run(module, kernel, trial);
       if (r || !stopsAtLimit(r.error().message))
         break;
     }
+  // The sizes halved, against the model's: "run with cols = 65533 for the
+  // model's 1048529, whose run passes the step limit".
+  std::string halved;
+  for (const ParamInfo &p : k->params) {
+    const ScalarValue *was = args.scalar(p.name), *now = sized.scalar(p.name);
+    const int64_t *w = was ? std::get_if<int64_t>(was) : nullptr;
+    const int64_t *n = now ? std::get_if<int64_t>(now) : nullptr;
+    if (w && n && *w != *n)
+      halved += (halved.empty() ? "run with " : ", ") + p.name + " = " + std::to_string(*n) +
+                " for the model's " + std::to_string(*w);
+  }
+  if (!halved.empty())
+    halved += ", whose run passes the step limit";
   for (int sign : {1, -1}) {
     if (bestScore > 0 || c.id != CheckId::Overflow)
       break;

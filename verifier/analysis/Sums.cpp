@@ -227,8 +227,8 @@ z3::expr SymExec::sumTerm(z3::expr f, z3::expr lo, z3::expr count, int64_t s) {
   termFacts.push_back({t, z3::implies(count <= 0, t == zero)});
   termFacts.push_back({t, z3::implies(count > 0, t == sumN(prev) +
                                                     z3::select(f, lo + (count - 1) * z.int_val(s)))});
-  // And, where the kernel has a sum from a start that is not a constant (a
-  // suffix sum, whose loop adds its terms from the end), c > 0 terms are the
+  // And, where the kernel has a sum whose start a loop moves (a suffix sum,
+  // whose loop adds its terms from the end; frontStepFolds), c > 0 terms are the
   // first one plus c - 1 terms from the next: `acc == sum(k in n - t..n: ...)`
   // is carried by `acc += x[n - 1 - t]` (before, unknown: the definition
   // above only takes terms off the end).

@@ -601,9 +601,9 @@ private:
   z3::expr sumTerm(z3::expr f, z3::expr lo, z3::expr count, int64_t step);
   z3::expr sumCount(z3::expr lo, z3::expr hi, int64_t step);
   int64_t sumWindow = -1; ///< see sumTerm
-  /// Whether the kernel has a sum or reduction whose start is not a constant
-  /// (a suffix `sum(k in j..n: ...)`): then symbolic folds also get their
-  /// first-term definition (see frontStepFolds).
+  /// Whether the kernel has a sum or reduction whose start is computed from a
+  /// loop's index or a `var` (a suffix `sum(k in n - t..n: ...)` in a loop
+  /// invariant): then symbolic folds also get their first-term definition.
   bool frontStepFolds();
   /// Whether `e` mentions a value a loop's summary left arbitrary (a local
   /// it changes, or memory it writes; with `memoryOnly`, memory), of which
