@@ -3,8 +3,11 @@
 #include "runtime/Float16.h"
 #include "runtime/interpreter/Interpreter.h"
 
+#include <cerrno>
+#include <climits>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 
 namespace kuiper {
 
@@ -133,6 +136,39 @@ std::string toString(const ScalarValue &v) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.9g", std::get<double>(v));
   return buf;
+}
+
+bool parseScalar(const std::string &type, const std::string &text, ScalarValue &value) {
+  if (type == "bool" || type == "i1") {
+    if (text != "true" && text != "false" && text != "1" && text != "0")
+      return false;
+    value = text == "true" || text == "1";
+    return true;
+  }
+  char *end = nullptr;
+  errno = 0;
+  if (type == "f16" || type == "bf16" || type == "f32" || type == "f64") {
+    double d = std::strtod(text.c_str(), &end);
+    value = d;
+    return end != text.c_str() && !*end;
+  }
+  bool isUnsigned = !type.empty() && type[0] == 'u';
+  if (isUnsigned) {
+    // strtoull accepts "-1" as 2^64 - 1: a sign is no unsigned value.
+    if (text.find('-') != std::string::npos)
+      return false;
+    unsigned long long u = std::strtoull(text.c_str(), &end, 0);
+    if (end == text.c_str() || *end || errno == ERANGE || (type == "u32" && u > 0xffffffffull))
+      return false;
+    value = static_cast<int64_t>(u);
+    return true;
+  }
+  long long x = std::strtoll(text.c_str(), &end, 0);
+  if (end == text.c_str() || *end || errno == ERANGE ||
+      (type == "i32" && (x < INT32_MIN || x > INT32_MAX)))
+    return false;
+  value = static_cast<int64_t>(x);
+  return true;
 }
 
 Result<ExecResult> Executor::run(const Module &module, const std::string &kernel,

@@ -12,12 +12,13 @@
 
 using namespace kuiper;
 
-/// The spelling of a scalar type as in `.kp` source.
-static std::string typeName(mlir::Type t) {
+/// The spelling of a scalar type as in `.kp` source (integers are
+/// signless in the IR: `isUnsigned` from the kernel's `arg_unsigned`).
+static std::string typeName(mlir::Type t, bool isUnsigned) {
   if (auto i = llvm::dyn_cast<mlir::IntegerType>(t)) {
     if (i.getWidth() == 1)
       return "bool";
-    return (i.isUnsigned() ? "u" : "i") + std::to_string(i.getWidth());
+    return (isUnsigned || i.isUnsigned() ? "u" : "i") + std::to_string(i.getWidth());
   }
   if (t.isBF16())
     return "bf16";
@@ -46,12 +47,12 @@ std::vector<KernelInfo> kuiper::collectKernels(mlir::ModuleOp module) {
           param.name = s.str();
       if (auto buffer = llvm::dyn_cast<BufferType>(arg.getType())) {
         param.kind = ParamInfo::Buffer;
-        param.type = typeName(buffer.getElementType());
+        param.type = typeName(buffer.getElementType(), op.isUnsignedArg(i));
         param.access = stringifyBufferAccess(buffer.getAccess()).str();
         param.rank = buffer.getRank();
       } else {
         param.kind = ParamInfo::Scalar;
-        param.type = typeName(arg.getType());
+        param.type = typeName(arg.getType(), op.isUnsignedArg(i));
       }
       info.params.push_back(std::move(param));
     }

@@ -282,8 +282,9 @@ TEST(FrontendSema, ConstantsFold) {
   Checked c = check("const A: i32 = 1 << 30;\n"
                     "const B: i32 = (A >> 20) * 3 + -7 / 2 % 5;\n"
                     "const C: i64 = (1 as i64) << 40;\n"
-                    "const D: u32 = 0 - 1 as u32;\n"
-                    "const E: i32 = cdiv(1000, 256) + min(3, 4) + max(3, 4);\n");
+                    "const D: u32 = ~(0 as u32);\n"
+                    "const E: i32 = cdiv(1000, 256) + min(3, 4) + max(3, 4);\n"
+                    "const F: i64 = -9223372036854775808;\n");
   ASSERT_TRUE(c.module) << c.printed;
   const auto &cs = c.module->consts;
   EXPECT_EQ(*cs[0]->constValue, 1 << 30);
@@ -291,18 +292,24 @@ TEST(FrontendSema, ConstantsFold) {
   EXPECT_EQ(*cs[2]->constValue, int64_t(1) << 40);
   EXPECT_EQ(*cs[3]->constValue, int64_t(0xffffffffu));
   EXPECT_EQ(*cs[4]->constValue, 4 + 3 + 4);
+  EXPECT_EQ(*cs[5]->constValue, INT64_MIN);
 }
 
 TEST(FrontendSema, LiteralRangesAndOverflow) {
   Checked c = check("const A: i32 = 2147483648;\n"
                     "const B: u32 = 4294967295;\n"
                     "const C: i32 = 1 << 31;\n"
-                    "const D: i32 = 7 / 0;\n");
+                    "const D: i32 = 7 / 0;\n"
+                    "const E: u32 = 0 - 1 as u32;\n"
+                    "const F: u32 = -1;\n");
   EXPECT_FALSE(c.module);
-  ASSERT_EQ(c.errors.size(), 3u) << c.printed;
+  ASSERT_EQ(c.errors.size(), 5u) << c.printed;
   EXPECT_EQ(c.errors[0], "1:16: integer literal '2147483648' is out of range for 'i32'");
   EXPECT_EQ(c.errors[1], "3:18: constant expression overflows 'i32'");
   EXPECT_EQ(c.errors[2], "4:18: division by zero in constant expression");
+  // Unsigned arithmetic must not wrap either, as in code.
+  EXPECT_EQ(c.errors[3], "5:18: constant expression overflows 'u32'");
+  EXPECT_EQ(c.errors[4], "6:16: constant expression overflows 'u32'");
 }
 
 //===----------------------------------------------------------------------===//

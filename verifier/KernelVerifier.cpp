@@ -20,6 +20,7 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <map>
 #include <memory>
 #include <set>
 #include <unordered_map>
@@ -1179,31 +1180,44 @@ void KernelVerifier::counterexample(z3::context &z, SymExec &ex, Obligation &o,
     return;
   }
   z3::model &m = *model;
-  auto show = [&](const z3::expr &e) { return solver::valueText(m.eval(inCx(e), true)); };
+  auto show = [&](const z3::expr &e, unsigned unsignedBits) {
+    return solver::valueText(m.eval(inCx(e), true), unsignedBits);
+  };
   for (auto &param : ex.params)
-    c.counterexample.push_back({param.name, show(param.term)});
+    c.counterexample.push_back({param.name, show(param.term, param.unsignedBits)});
   for (auto &ob : o.observables)
-    c.counterexample.push_back({ob.name, show(ob.term)});
-  std::set<std::string> memNames;
+    c.counterexample.push_back({ob.name, show(ob.term, ob.unsignedBits)});
+  std::map<std::string, unsigned> memNames; // name -> unsigned width or 0
   for (auto &[key, mi] : ex.mems)
-    memNames.insert(mi.name);
+    memNames[mi.name] = mi.unsignedBits();
+  std::set<std::string> names;
+  for (auto &[name, bits] : memNames)
+    names.insert(name);
   std::set<unsigned> seen;
   std::vector<z3::expr> reads;
   for (auto &a : o.assumptions)
-    solver::collectReads(inCx(a), seen, reads, memNames);
-  solver::collectReads(inCx(*o.goal), seen, reads, memNames);
+    solver::collectReads(inCx(a), seen, reads, names);
+  solver::collectReads(inCx(*o.goal), seen, reads, names);
   std::set<std::string> shown;
   for (auto &r : reads) {
     if (shown.size() >= 8)
       break;
+    // A read at a negative index (a quantifier's instance the kernel never
+    // reaches) is no input of the run: not shown.
+    bool outside = false;
+    for (unsigned i = 0; i < r.num_args(); ++i) {
+      int64_t index;
+      outside |= m.eval(r.arg(i), true).is_numeral_i64(index) && index < 0;
+    }
     std::string name = solver::readName(r, m);
-    if (shown.insert(name).second)
-      c.counterexample.push_back({name, solver::valueText(m.eval(r, true))});
+    if (!outside && shown.insert(name).second)
+      c.counterexample.push_back(
+          {name, solver::valueText(m.eval(r, true), memNames[r.decl().name().str()])});
   }
   if (o.id == CheckId::Coverage && !o.observables.empty() && !o.memoryName.empty()) {
     std::string element;
     for (auto &ob : o.observables)
-      element += (element.empty() ? "" : ", ") + show(ob.term);
+      element += (element.empty() ? "" : ", ") + show(ob.term, ob.unsignedBits);
     c.explanation = "no thread writes " + o.memoryName + "[" + element +
                     "]: its value is whatever the buffer held before the launch";
   }
@@ -1223,16 +1237,22 @@ z3::context *SolverContextPool::take() {
 
 void SolverContextPool::give(z3::context *c) {
   std::lock_guard<std::mutex> lock(mutex);
-  // The latest only: a module of many kernels does not keep all their terms.
-  if (releaseMemory)
-    delete kept;
+  // The latest only: a module of many kernels does not keep all their terms
+  // (an earlier kernel's context is not taken again).
+  delete kept;
   kept = c;
 }
 
 Report kuiper::verifyModule(ModuleOp module, const VerifyOptions &opts) {
   Report report;
+  // A tool about to exit may leave the last kernel's context (tearing it down
+  // takes long), not every kernel's: 17 MB each, 3.5 GB for 200 kernels.
+  size_t kernels = 0, seen = 0;
+  module.walk([&](KernelOp) { ++kernels; });
   module.walk([&](KernelOp kernel) {
-    KernelVerifier verifier(kernel, opts);
+    VerifyOptions kernelOpts = opts;
+    kernelOpts.releaseMemory = opts.releaseMemory || ++seen < kernels;
+    KernelVerifier verifier(kernel, kernelOpts);
     report.kernels.push_back(verifier.run());
   });
   return report;

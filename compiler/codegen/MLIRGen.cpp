@@ -483,8 +483,11 @@ private:
     Location l = loc(k.loc);
     SmallVector<Type> argTypes;
     SmallVector<StringRef> names;
+    SmallVector<bool> isUnsigned;
     for (const auto &p : k.params) {
       names.push_back(p->name);
+      isUnsigned.push_back(p->type.scalar == A::ScalarKind::U32 ||
+                           p->type.scalar == A::ScalarKind::U64);
       if (p->kind == A::DeclKind::BufferParam) {
         BufferAccess acc = p->access == A::Access::In    ? BufferAccess::In
                            : p->access == A::Access::Out ? BufferAccess::Out
@@ -496,7 +499,10 @@ private:
     }
     b.setInsertionPointToEnd(module->getBody());
     auto op = KernelOp::create(b, l, k.name, b.getDenseI64ArrayAttr(k.block),
-                               b.getStrArrayAttr(names), k.deterministic);
+                               b.getStrArrayAttr(names), k.deterministic,
+                               llvm::is_contained(isUnsigned, true)
+                                   ? b.getDenseBoolArrayAttr(isUnsigned)
+                                   : DenseBoolArrayAttr());
     entry = new Block();
     op.getBody().push_back(entry);
     for (auto [t, p] : llvm::zip(argTypes, k.params))
@@ -1034,6 +1040,10 @@ private:
     if (to.isInt())
       return to.isSigned() ? Value(arith::FPToSIOp::create(b, l, t, v))
                            : Value(arith::FPToUIOp::create(b, l, t, v));
+    if (v.getType() == t)
+      return v;
+    if (tw == fw) // f16 <-> bf16: exact in f32, then rounded once
+      return arith::TruncFOp::create(b, l, t, arith::ExtFOp::create(b, l, b.getF32Type(), v));
     if (tw > fw)
       return arith::ExtFOp::create(b, l, t, v);
     return arith::TruncFOp::create(b, l, t, v);

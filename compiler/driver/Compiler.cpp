@@ -280,6 +280,10 @@ Result<Module> compile(const std::string &source, const std::string &path,
     return makeError(captured, 2);
   }
   impl->kernels = collectKernels(*impl->module);
+  if (impl->kernels.empty())
+    return makeError(path + ": error: no kernel in this file: nothing to verify or compile (a "
+                            "file of fns only is for other files to import)\n",
+                     2);
 
   if (opts.verify) {
     VerifyOptions vopts;

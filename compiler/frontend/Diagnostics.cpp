@@ -82,8 +82,12 @@ void DiagnosticEngine::print(std::ostream &os, const Diagnostic &d) const {
     if ((c < 0x20 && c != '\t') || c == 0x7f)
       text[i] = ' ';
   }
+  // Columns count bytes; the caret goes under the character: one space per
+  // character before it (a UTF-8 sequence's continuation bytes add none).
   for (int i = 1; i < col; ++i) {
     size_t k = size_t(i - 1);
+    if (k < text.size() && (static_cast<unsigned char>(text[k]) & 0xC0) == 0x80)
+      continue;
     caret += (k < text.size() && text[k] == '\t') ? '\t' : ' ';
   }
   caret += '^';

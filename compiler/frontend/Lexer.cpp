@@ -117,10 +117,34 @@ bool isHex(unsigned char c) {
   return isDigit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
 }
 
-std::string describeChar(unsigned char c) {
-  char buf[32];
+/// The length of the well-formed UTF-8 sequence of 2 to 4 bytes at `s[pos]`
+/// and its code point, or 0.
+size_t utf8Sequence(const std::string &s, size_t pos, uint32_t &cp) {
+  unsigned char c = s[pos];
+  size_t n = c >= 0xF0 && c < 0xF5 ? 4 : c >= 0xE0 ? 3 : c >= 0xC2 && c < 0xE0 ? 2 : 0;
+  if (n == 0 || pos + n > s.size())
+    return 0;
+  cp = c & (0x7F >> n);
+  for (size_t k = 1; k < n; ++k) {
+    unsigned char d = s[pos + k];
+    if ((d & 0xC0) != 0x80)
+      return 0;
+    cp = (cp << 6) | (d & 0x3F);
+  }
+  return n;
+}
+
+/// The character at `s[pos]` as a message shows it: 'x', 'é' (U+00E9), or
+/// (byte 0x..) for a byte that starts no UTF-8 character.
+std::string describeChar(const std::string &s, size_t pos) {
+  unsigned char c = s[pos];
+  char buf[48];
+  uint32_t cp = 0;
   if (c >= 0x21 && c < 0x7f)
     std::snprintf(buf, sizeof buf, "'%c'", c);
+  else if (size_t n = utf8Sequence(s, pos, cp))
+    return "'" + s.substr(pos, n) + "' " +
+           (std::snprintf(buf, sizeof buf, "(U+%04X)", unsigned(cp)), std::string(buf));
   else
     std::snprintf(buf, sizeof buf, "(byte 0x%02x)", c);
   return buf;
@@ -134,6 +158,10 @@ public:
 
   std::vector<Token> run() {
     std::vector<Token> toks;
+    // A UTF-8 byte order mark starts the file but no token.
+    if (src.compare(0, 3, "\xEF\xBB\xBF") == 0)
+      for (int k = 0; k < 3; ++k)
+        advance();
     bool lastInvalid = false; // collapse runs of invalid characters
     while (true) {
       if (diags.errorCount() >= kMaxErrors)
@@ -163,8 +191,10 @@ public:
       } else if (!lexPunct(t)) {
         invalidHere = true;
         if (!lastInvalid)
-          error(line, col, "invalid character " + describeChar(c));
-        advance();
+          error(line, col, "invalid character " + describeChar(src, pos));
+        uint32_t cp;
+        for (size_t n = std::max<size_t>(1, utf8Sequence(src, pos, cp)); n > 0; --n)
+          advance();
         lastInvalid = true;
         continue;
       } else {
@@ -227,7 +257,7 @@ private:
         while (pos < src.size() && src[pos] != '\n') {
           if (!commentCharOk(src[pos])) {
             error(line, col, "invalid character " +
-                                 describeChar(src[pos]) + " in comment");
+                                 describeChar(src, pos) + " in comment");
             if (diags.errorCount() >= kMaxErrors) {
               pos = src.size();
               return;
@@ -249,7 +279,7 @@ private:
           }
           if (!commentCharOk(src[pos])) {
             error(line, col, "invalid character " +
-                                 describeChar(src[pos]) + " in comment");
+                                 describeChar(src, pos) + " in comment");
             if (diags.errorCount() >= kMaxErrors) {
               pos = src.size();
               return;

@@ -563,6 +563,9 @@ void Sema::checkKernel(KernelDecl &k) {
         error(k.blockDims[0]->loc,
               "block has " + std::to_string((long long)prod) +
                   " threads; at most 1024 threads per block are allowed");
+      else if (dims.size() == 3 && dims[2] > 64)
+        error(k.blockDims[2]->loc, "block dimension z is " + std::to_string(dims[2]) +
+                                       "; a GPU allows at most 64 (x and y: 1024)");
     }
   }
   if (k.gridDims.size() > 3)
@@ -1498,13 +1501,14 @@ void Sema::fold(Expr &e) {
     auto a = cv(e.args[0]);
     if (!a || !e.args[0]->type.isInt())
       return;
-    i128 v = widen(*a, k);
+    // A literal's value is its digits' (`-9223372036854775808` negates 2^63).
+    i128 v = e.args[0]->kind == ExprKind::IntLit ? (i128)(uint64_t)e.args[0]->intValue
+                                                  : widen(*a, k);
     if (e.op == "-") {
+      // Negation must not overflow, unsigned too (`-1` is no u32), as in code.
       i128 r = -v;
-      if (isUnsignedKind(k))
+      if (fitsIn(r, k))
         e.constValue = wrapTo(r, k);
-      else if (fitsIn(r, k))
-        e.constValue = int64_t(r);
       else
         error(e.loc, "constant expression overflows " + q(e.type));
     } else if (e.op == "~") {
@@ -1555,13 +1559,11 @@ void Sema::fold(Expr &e) {
       r = x ^ y;
     else
       return;
-    if (isUnsignedKind(k)) {
+    // Every operation must fit its type, unsigned ones too (as in code).
+    if (fitsIn(r, k))
       e.constValue = wrapTo(r, k);
-    } else if (fitsIn(r, k)) {
-      e.constValue = int64_t(r);
-    } else {
+    else
       error(e.loc, "constant expression overflows " + q(e.type));
-    }
     return;
   }
   case ExprKind::Call: {

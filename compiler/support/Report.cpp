@@ -241,7 +241,8 @@ std::string Report::toJSON() const {
 
 std::string Report::toSARIF() const { return toSARIF({*this}); }
 
-std::string Report::toSARIF(const std::vector<Report> &reports) {
+std::string Report::toSARIF(const std::vector<Report> &reports,
+                            const std::vector<std::pair<std::string, std::string>> &fileErrors) {
   const std::vector<CheckId> &rules = allChecks(); // in enum order
   auto ruleIndex = [](CheckId id) { return static_cast<size_t>(id); };
 
@@ -328,6 +329,39 @@ std::string Report::toSARIF(const std::vector<Report> &reports) {
         w.close('}');
       }
   }
+  w.close(']');
+  w.key("invocations");
+  w.open('[');
+  w.key("");
+  w.open('{');
+  w.field("executionSuccessful", fileErrors.empty() ? "true" : "false");
+  w.key("toolExecutionNotifications");
+  w.open('[');
+  for (const auto &[file, message] : fileErrors) {
+    w.key("");
+    w.open('{');
+    w.field("level", quote("error"));
+    w.key("message");
+    w.open('{');
+    w.field("text", quote(message));
+    w.close('}');
+    w.key("locations");
+    w.open('[');
+    w.key("");
+    w.open('{');
+    w.key("physicalLocation");
+    w.open('{');
+    w.key("artifactLocation");
+    w.open('{');
+    w.field("uri", quote(file));
+    w.close('}');
+    w.close('}');
+    w.close('}');
+    w.close(']');
+    w.close('}');
+  }
+  w.close(']');
+  w.close('}');
   w.close(']');
   w.close('}');
   w.close(']');

@@ -109,6 +109,12 @@ private:
 /// Renders a scalar as text.
 std::string toString(const ScalarValue &v);
 
+/// Reads the text of a value for a scalar parameter of `type` (spelled as in
+/// `.kp` source: "i32", "u32", "f32", "bool", ...): a decimal (or 0x) integer
+/// that fits the type (a u64 above 2^63 is kept as its bit pattern), a float
+/// number, or true/false/1/0 for a bool. False for anything else.
+bool parseScalar(const std::string &type, const std::string &text, ScalarValue &value);
+
 /// Writes the check's name as reports show it ("race").
 inline std::ostream &operator<<(std::ostream &os, CheckId check) {
   return os << checkName(check);

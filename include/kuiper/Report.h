@@ -115,8 +115,12 @@ struct Report {
   std::string toJSON() const;
   /// SARIF 2.1.0, one result per failed or unknown check.
   std::string toSARIF() const;
-  /// One SARIF log (one run) with the results of several files' reports.
-  static std::string toSARIF(const std::vector<Report> &reports);
+  /// One SARIF log (one run) with the results of several files' reports;
+  /// `fileErrors` (file, diagnostics) are the files that produced no report
+  /// (malformed input), as the run's failed tool-execution notifications.
+  static std::string
+  toSARIF(const std::vector<Report> &reports,
+          const std::vector<std::pair<std::string, std::string>> &fileErrors = {});
   /// Clang-style text: `file:line:col: error: message [check-id]` with
   /// `note:` lines for the counterexample and explanation of every failed or
   /// unknown check, then one summary line per kernel (checks, obligations,

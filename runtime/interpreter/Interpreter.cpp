@@ -179,10 +179,16 @@ bool KernelInterpreter::bindParameters(const Args &args) {
                         ? std::get<int64_t>(*scalar)
                         : (int64_t)std::get<bool>(*scalar);
     unsigned width = intType.getWidth();
-    if (width < 64 && (value > (int64_t)lowBitsMask(width) ||
-                       value < -(int64_t)(1ull << (width - 1))))
+    // A u32 takes 0 .. 2^32 - 1, an i32 -2^31 .. 2^31 - 1 (a u64 is given by
+    // its bit pattern: any int64_t).
+    bool isUnsigned = width == 1 || kernel.isUnsignedArg(argument.getArgNumber());
+    if (width < 64 &&
+        (isUnsigned ? value < 0 || value > (int64_t)lowBitsMask(width)
+                    : value > (int64_t)lowBitsMask(width - 1) ||
+                          value < -(int64_t)(1ull << (width - 1))))
       return fail("scalar argument '" + name + "' = " + std::to_string(value) +
-                      " does not fit in i" + std::to_string(width),
+                      " does not fit in " +
+                      (width == 1 ? "bool" : (isUnsigned ? "u" : "i") + std::to_string(width)),
                   2);
     bind(host, argument, makeInteger(width, (uint64_t)value));
   }

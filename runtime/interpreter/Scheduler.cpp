@@ -311,8 +311,10 @@ void KernelInterpreter::checkWarpConvergence(Operation *op, int64_t warp,
             name + " with mask " + formatMask(*mask) + where, details);
 }
 
-/// The lane a shuffle reads from, or -1 when it reads its own value.
+/// The lane a shuffle reads from, or -1 when it reads its own value. As
+/// `shfl.sync`, it takes the distance's low five bits (33 is 1, -1 is 31).
 static int shuffleSource(ShuffleMode mode, int lane, uint64_t delta) {
+  delta &= 31;
   switch (mode) {
   case ShuffleMode::Down:
     return lane + delta < 32 ? (int)(lane + delta) : -1;

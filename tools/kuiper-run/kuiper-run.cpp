@@ -13,6 +13,7 @@
 #include "kuiper/Device.h"
 #include "kuiper/Executor.h"
 
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -34,11 +35,39 @@ struct Options {
   bool check = false, json = false;
 };
 
-void usage() {
-  std::cerr
-      << "usage: kuiper-run FILE [--kernel K] [--set NAME=VALUE ...] [--seed S]\n"
-         "                  [--inputs random|edge|index|ramp] [--device cpu|cuda]\n"
-         "                  [--schedule inorder|reverse|random] [--check] [--json]\n";
+constexpr const char *kSynopsis =
+    "usage: kuiper-run FILE [--kernel K] [--set NAME=VALUE ...] [--seed S]\n"
+    "                  [--inputs random|edge|index|ramp] [--device cpu|cuda]\n"
+    "                  [--schedule inorder|reverse|random] [--check] [--json]\n";
+
+/// The synopsis on stderr (after a usage error), or with every option
+/// described on stdout (--help).
+void usage(bool full = false) {
+  if (!full) {
+    std::cerr << kSynopsis << "('kuiper-run --help' describes the options)\n";
+    return;
+  }
+  std::cout
+      << kSynopsis
+      << "\nRuns one kernel of FILE (.kp, compiled without verifying, or kuiper IR .mlir)\n"
+         "on the CPU executor, or on a GPU, with sizes and inputs it chooses, and prints\n"
+         "the outputs.\n\n"
+         "options:\n"
+         "  --kernel K          the kernel to run (default: FILE's first)\n"
+         "  --set NAME=VALUE    a scalar parameter's value (repeatable); the others are\n"
+         "                      chosen small, satisfying the requires clauses\n"
+         "  --seed S            seed of the random inputs (a whole number, default 1)\n"
+         "  --inputs KIND       random (default), edge (NaN, inf, -0, extremes mixed in),\n"
+         "                      index (indices below the smallest size), ramp\n"
+         "  --device cpu|cuda   the CPU executor (default) or the first CUDA device\n"
+         "  --schedule ORDER    the executor's thread order: inorder (default), reverse,\n"
+         "                      random\n"
+         "  --check             check bounds, races, coverage, overflow and the ensures\n"
+         "                      clauses of the run (exit status 1 when one fails)\n"
+         "  --json              print the run as JSON on stdout\n"
+         "  --help              print this help\n\n"
+         "exit status: 0 ran (and every check passed), 1 a check failed, 2 bad input or\n"
+         "options, 3 internal error\n";
 }
 
 int bad(const std::string &msg) {
@@ -49,32 +78,6 @@ int bad(const std::string &msg) {
 
 bool isFloatType(const std::string &t) {
   return t == "f16" || t == "bf16" || t == "f32" || t == "f64";
-}
-
-/// Parses a --set value for a parameter of type `type`.
-bool parseScalar(const std::string &type, const std::string &text, ScalarValue &v) {
-  char *end = nullptr;
-  if (type == "bool" || type == "i1") {
-    if (text == "true" || text == "1")
-      v = true;
-    else if (text == "false" || text == "0")
-      v = false;
-    else
-      return false;
-    return true;
-  }
-  if (isFloatType(type)) {
-    double d = std::strtod(text.c_str(), &end);
-    if (end == text.c_str() || *end)
-      return false;
-    v = d;
-    return true;
-  }
-  long long x = std::strtoll(text.c_str(), &end, 0);
-  if (end == text.c_str() || *end)
-    return false;
-  v = (int64_t)x;
-  return true;
 }
 
 } // namespace
@@ -109,7 +112,7 @@ static int parseArguments(int argc, char **argv, Options &o) {
     };
     std::string v;
     if (a == "--help" || a == "-h") {
-      usage();
+      usage(/*full=*/true);
       return 0;
     } else if (a == "--kernel") {
       if (!value(o.kernel))
@@ -119,9 +122,11 @@ static int parseArguments(int argc, char **argv, Options &o) {
         return bad("--set needs NAME=VALUE");
       o.sets.push_back({v.substr(0, v.find('=')), v.substr(v.find('=') + 1)});
     } else if (a == "--seed") {
-      if (!value(v))
-        return bad("--seed needs a number");
-      o.seed = std::strtoull(v.c_str(), nullptr, 0);
+      char *end = nullptr;
+      errno = 0;
+      if (!value(v) || v.empty() || v[0] == '-' ||
+          (o.seed = std::strtoull(v.c_str(), &end, 0), *end || errno == ERANGE))
+        return bad("--seed needs a whole number, got '" + v + "'");
     } else if (a == "--inputs") {
       if (!value(o.inputs) || (o.inputs != "random" && o.inputs != "edge" && o.inputs != "index" &&
                                 o.inputs != "ramp"))
@@ -319,6 +324,14 @@ int main(int argc, char **argv) {
   }
   if (mod->kernels().empty())
     return bad(o.file + " holds no kernel");
+  if (o.kernel.empty() && mod->kernels().size() > 1) {
+    std::string names;
+    for (const KernelInfo &ki : mod->kernels())
+      names += (names.empty() ? "" : ", ") + ki.name;
+    std::cerr << "kuiper-run: note: " << o.file << " has " << mod->kernels().size()
+              << " kernels (" << names << "); running the first, '"
+              << mod->kernels()[0].name << "' (--kernel picks another)\n";
+  }
   const KernelInfo *k = o.kernel.empty() ? &mod->kernels()[0] : mod->kernel(o.kernel);
   if (!k)
     return bad("no kernel '" + o.kernel + "' in " + o.file);

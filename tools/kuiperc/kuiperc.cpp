@@ -18,12 +18,15 @@
 #include <optional>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <cerrno>
 #include <fstream>
 #include <iostream>
 #include <unistd.h>
 #include <malloc.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -61,7 +64,7 @@ const char *const kUsage =
     "                         limit worth about that many seconds, never wall-clock time\n"
     "  --budget SECONDS       wall-clock budget per kernel (default 60, 0: none); past\n"
     "                         it the remaining obligations are unknown, never verified\n"
-    "  --jobs N               solver threads (default: one per core it may run on)\n"
+    "  --jobs N               solver threads (default, or 0: one per core it may run on)\n"
     "  --fail-fast            once a check fails, leave the obligations the quick\n"
     "                         solver stages cannot decide (reported unknown, not\n"
     "                         attempted): a wrong kernel is rejected sooner\n"
@@ -113,12 +116,16 @@ struct Options {
   bool noVectorize = false;
   bool debugInfo = false;
   /// --launch: scalar arguments (name, text) whose launch shapes to print.
-  std::vector<std::pair<std::string, std::string>> launchArgs;
+  /// --launch: scalar arguments (name, text) whose launch shapes to print,
+  /// from every --launch option (each name once).
+  using LaunchArgs = std::vector<std::pair<std::string, std::string>>;
+  LaunchArgs launchArgs;
   bool launch = false;
 };
 
 int usageError(const std::string &message) {
-  std::cerr << "kuiperc: error: " << message << "\n\n" << kUsage;
+  std::cerr << "kuiperc: error: " << message
+            << "\nusage: kuiperc FILE.kp... [options] ('kuiperc --help' lists them)\n";
   return Malformed;
 }
 
@@ -223,7 +230,11 @@ int parseArgs(int argc, char **argv, Options &o) {
         return needsValue(a);
       unsigned n = 0;
       if (!parseUnsigned(v, n) || (a == "--timeout" && n == 0))
-        return usageError("option '" + a + "' needs a positive integer, got '" + v + "'");
+        return usageError("option '" + a + "' needs " +
+                          (a == "--timeout" ? "a positive integer"
+                           : a == "--jobs"  ? "a whole number (0: one per core)"
+                                            : "a whole number of seconds (0: none)") +
+                          ", got '" + v + "'");
       (a == "--timeout" ? o.timeoutSeconds : a == "--jobs" ? o.jobs : o.budgetSeconds) = n;
     } else if (a == "--launch") {
       std::string list;
@@ -236,7 +247,12 @@ int parseArgs(int argc, char **argv, Options &o) {
         size_t eq = item.find('=');
         if (eq == std::string::npos || eq == 0)
           return usageError("--launch takes NAME=VALUE[,NAME=VALUE...], got '" + item + "'");
-        o.launchArgs.push_back({item.substr(0, eq), item.substr(eq + 1)});
+        std::string name = item.substr(0, eq);
+        for (const auto &[seen, value] : o.launchArgs)
+          if (seen == name)
+            return usageError("--launch gives '" + name +
+                              "' twice (the --launch options' lists make one launch)");
+        o.launchArgs.push_back({name, item.substr(eq + 1)});
       }
     } else if (a == "-") {
       return usageError("reading from stdin is not supported");
@@ -251,6 +267,9 @@ int parseArgs(int argc, char **argv, Options &o) {
   o.input = o.inputs.front();
   if (o.verifyOnly && o.noVerify)
     return usageError("--verify-only and --no-verify contradict each other");
+  if (o.noVerify && o.emit == "smt")
+    return usageError("--emit smt writes the verifier's obligations: it cannot go with "
+                      "--no-verify");
   if (o.verifyOnly && !o.output.empty())
     return usageError("--verify-only emits nothing; -o makes no sense with it");
   if (o.inputs.size() > 1) {
@@ -288,14 +307,33 @@ bool writeOutput(const std::string &path, const std::string &text) {
     std::cout.flush();
     return true;
   }
+  errno = 0;
   std::ofstream out(path, std::ios::binary);
   out << text;
   out.close();
   if (!out) {
-    std::cerr << path << ": error: cannot write output file\n";
+    std::cerr << "kuiperc: error: cannot write '" << path
+              << "': " << (errno ? std::strerror(errno) : "write failed") << "\n";
     return false;
   }
   return true;
+}
+
+/// Why `path` cannot be written (a directory, a folder that is missing or
+/// not writable), before any work is done; empty if it looks writable.
+std::string unwritable(const std::string &path) {
+  if (path.empty() || path == "-")
+    return "";
+  struct stat st;
+  if (stat(path.c_str(), &st) == 0)
+    return S_ISDIR(st.st_mode) ? "it is a directory"
+           : access(path.c_str(), W_OK) != 0 ? std::strerror(errno)
+                                              : "";
+  size_t slash = path.find_last_of('/');
+  std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+  if (access(dir.c_str(), W_OK) != 0)
+    return "its folder '" + dir + "': " + std::strerror(errno);
+  return "";
 }
 
 /// Prints the report: text on stderr, JSON and SARIF on stdout (on stderr if
@@ -331,30 +369,10 @@ int emitAST(const Options &o, const std::string &out) {
   return writeOutput(out, os.str()) ? Verified : Internal;
 }
 
-
-/// Reads the text of a --launch value for a scalar parameter of `type`.
-bool parseScalar(const std::string &type, const std::string &text, ScalarValue &v) {
-  char *end = nullptr;
-  if (type == "bool" || type == "i1") {
-    if (text != "true" && text != "false" && text != "1" && text != "0")
-      return false;
-    v = text == "true" || text == "1";
-    return true;
-  }
-  if (type == "f16" || type == "bf16" || type == "f32" || type == "f64") {
-    double d = std::strtod(text.c_str(), &end);
-    v = d;
-    return end != text.c_str() && !*end;
-  }
-  long long x = std::strtoll(text.c_str(), &end, 0);
-  v = static_cast<int64_t>(x);
-  return end != text.c_str() && !*end;
-}
-
 /// One kernel's launch for the --launch arguments as a JSON object: grid and
 /// block from its launch clause, the buffers' shapes, whether requires holds.
 std::string launchJSON(const Module &module, const KernelInfo &kernel,
-                       const Options &o) {
+                       const Options::LaunchArgs &launchArgs) {
   std::ostringstream js;
   js << "{\"kernel\": " << jsonQuote(kernel.name);
   Args args;
@@ -362,7 +380,7 @@ std::string launchJSON(const Module &module, const KernelInfo &kernel,
     if (p.kind != ParamInfo::Scalar)
       continue;
     const std::string *text = nullptr;
-    for (const auto &[name, value] : o.launchArgs)
+    for (const auto &[name, value] : launchArgs)
       if (name == p.name)
         text = &value;
     ScalarValue v;
@@ -417,7 +435,7 @@ int printLaunches(const Module &module, const Options &o) {
   }
   std::cout << "{\"launches\": [";
   for (size_t i = 0; i < module.kernels().size(); ++i)
-    std::cout << (i ? ", " : "") << launchJSON(module, module.kernels()[i], o);
+    std::cout << (i ? ", " : "") << launchJSON(module, module.kernels()[i], o.launchArgs);
   std::cout << "]}\n";
   return Verified;
 }
@@ -432,12 +450,17 @@ int emit(const Options &o, const CompileOptions &copts, Module &module,
   }
 
   if (o.emit == "smt") {
+    // Each obligation stands alone: `(reset)` between them, so that the file
+    // as a whole is one script for `z3 -smt2` or cvc5.
     std::ostringstream os;
+    bool first = true;
     for (const auto &k : module.report().kernels)
-      for (const auto &c : k.checks)
-        os << "; ---- " << checkName(c.id) << " " << c.location() << " (kernel " << k.name
-           << ", " << statusName(c.status) << ")\n"
+      for (const auto &c : k.checks) {
+        os << (first ? "" : "(reset)\n") << "; ---- " << checkName(c.id) << " "
+           << c.location() << " (kernel " << k.name << ", " << statusName(c.status) << ")\n"
            << c.smt << (c.smt.empty() || c.smt.back() == '\n' ? "" : "\n");
+        first = false;
+      }
     if (!writeOutput(out, os.str()))
       return Internal;
     printReport(o, module.report(), out == "-");
@@ -482,6 +505,10 @@ int run(const Options &o) {
   if (o.launch && (o.report != "text" || out == "-" || o.emit == "ast"))
     return usageError("--launch prints on stdout: it needs the text report, an output "
                       "file or --verify-only, and a compiled module (not --emit ast)");
+  if (std::string why = unwritable(out); !why.empty()) {
+    std::cerr << "kuiperc: error: cannot write '" << out << "': " << why << "\n";
+    return Malformed;
+  }
   if (o.emit == "ast")
     return emitAST(o, out);
 
@@ -508,18 +535,28 @@ int run(const Options &o) {
   copts.vectorize = !o.noVectorize && !o.verifyOnly &&
                     oneOf(o.emit, {"ptx", "llvm", "lowered-mlir"});
 
+  // A file that produced no report: its diagnostics on stderr, and, for a
+  // machine-read report of one file, a document that says so.
+  auto noReport = [&](std::string message, int code) {
+    if (!message.empty() && message.back() != '\n')
+      message += "\n";
+    std::cerr << message;
+    if (o.collect)
+      o.collect->error = message;
+    else if (o.report == "json")
+      std::cout << "{\n  \"file\": " << jsonQuote(o.input)
+                << ",\n  \"verified\": false,\n  \"exit_status\": " << code
+                << ",\n  \"error\": " << jsonQuote(message) << "\n}\n";
+    else if (o.report == "sarif")
+      std::cout << Report::toSARIF({}, {{o.input, message}});
+    return code;
+  };
   Compiler compiler(copts);
   Result<Module> result = compiler.compileFile(o.input);
-  if (!result) {
-    std::cerr << result.error().message;
-    if (!result.error().message.empty() && result.error().message.back() != '\n')
-      std::cerr << "\n";
-    if (o.collect)
-      o.collect->error = result.error().message;
-    return result.error().code == CheckFailed ? CheckFailed
-           : result.error().code == Malformed ? Malformed
-                                               : Internal;
-  }
+  if (!result)
+    return noReport(result.error().message, result.error().code == CheckFailed ? CheckFailed
+                                            : result.error().code == Malformed ? Malformed
+                                                                                : Internal);
   Module &module = *result;
   int status = emit(o, copts, module, out);
   if (status == Verified && o.launch)
@@ -593,10 +630,13 @@ int runMany(const Options &o) {
     std::cout << js.str();
   } else if (o.report == "sarif") {
     std::vector<Report> reports;
+    std::vector<std::pair<std::string, std::string>> errors;
     for (const FileOutcome &f : outcomes)
       if (f.report)
         reports.push_back(*f.report);
-    std::cout << Report::toSARIF(reports);
+      else
+        errors.push_back({f.file, f.error});
+    std::cout << Report::toSARIF(reports, errors);
   }
   return worst;
 }

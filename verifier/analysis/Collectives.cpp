@@ -82,27 +82,31 @@ z3::expr SymExec::shuffle(ShuffleOp op) {
   z3::expr src = lane;
   z3::expr valid = z.bool_val(true);
   ShuffleMode mode = op.getMode();
+  // `shfl.sync` reads the distance's low five bits only (b[4:0]): 33 is 1,
+  // -1 is 31, in every mode. (The integers are their signed reading: the
+  // low bits of two's complement are the value mod 32.)
   int64_t dc = 0;
+  bool constant = isConst(d.simplify(), dc);
+  z3::expr low = constant ? z.int_val(dc & 31)
+                          : z3::ite(d >= 0 && d < 32, d, z3::mod(d, z.int_val(32)));
+  dc &= 31;
   if (mode == ShuffleMode::Down) {
-    src = lane + d;
+    src = lane + low;
     valid = src < 32;
   } else if (mode == ShuffleMode::Up) {
-    src = lane - d;
+    src = lane - low;
     valid = src >= 0;
   } else if (mode == ShuffleMode::Idx) {
-    src = z3::mod(d, z.int_val(32));
+    src = low;
   } else {
-    if (!isConst(d.simplify(), dc)) {
+    if (!constant) {
       unsupported(op, "shfl_xor with a distance that is not a constant is not modelled yet");
       return v;
     }
     // lane ^ dc, bit by bit: + 2^k where the lane's bit k is clear, - 2^k
-    // where it is set, for each bit k of dc. A distance outside 0..31 names
-    // a lane past the warp for every lane (a bit above the fifth): each
-    // lane keeps its own value, as the executor and `shfl.sync.bfly` do.
-    if (dc < 0 || dc >= 32) {
-      valid = z.bool_val(false);
-    } else if (dc > 0 && (dc & (dc - 1)) == 0) {
+    // where it is set, for each bit k of dc (its low five bits: every lane's
+    // partner is in the warp).
+    if (dc > 0 && (dc & (dc - 1)) == 0) {
       z3::expr bit = z3::mod(lane / z.int_val(dc), z.int_val(2));
       src = z3::ite(bit == 0, lane + z.int_val(dc), lane - z.int_val(dc));
     } else {
@@ -144,7 +148,7 @@ z3::expr SymExec::shuffle(ShuffleOp op) {
   z3::expr result = z3::ite(valid, other, v);
   // (A butterfly's rounds are told apart by their distances' bits: powers of
   // two only.)
-  if (mode == ShuffleMode::Xor && !op.getMask() && useLanes && dc > 0 && dc < 32 &&
+  if (mode == ShuffleMode::Xor && !op.getMask() && useLanes && dc > 0 &&
       (dc & (dc - 1)) == 0)
     xorShuffles.insert_or_assign(Z3_get_ast_id(z, result),
                                  XorShuffle{result, v, unsigned(dc)});

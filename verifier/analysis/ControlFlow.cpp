@@ -270,16 +270,23 @@ void SymExec::execFor(ForOp op) {
   };
   auto assumeInvariants = [&](z3::expr iv) { loopInvariants(op.getInvariants(), iv, false, ""); };
   if (isConst(los, l) && isConst(his, h) && isConst(sts, s) && s > 0 &&
-      ((__int128)h - l) / s <= 256) {
+      ((__int128)h - l) / s <= 256 &&
+      unrolledPasses * std::max<int64_t>(1, int64_t(((__int128)h - l + s - 1) / s)) <=
+          kMaxUnrolledPasses) {
     // (In 128 bits: the counter's last increment may leave int64.)
+    int64_t outerPasses = unrolledPasses;
+    unrolledPasses *= std::max<int64_t>(1, int64_t(((__int128)h - l + s - 1) / s));
     __int128 i = l;
     for (; i < h; i += s) {
       checkInvariants(z.int_val(int64_t(i)), "at the start of an iteration");
       set(op.getBody().front().getArgument(0), z.int_val(int64_t(i)));
       execBlock(op.getBody().front());
-      if (!unsupportedReason.empty())
+      if (!unsupportedReason.empty()) {
+        unrolledPasses = outerPasses;
         return;
+      }
     }
+    unrolledPasses = outerPasses;
     // The increment after the last iteration must not wrap, as with a
     // symbolic trip count below (`for i in 2^31 - 2..2^31 - 1 step 2`).
     z3::expr exit = h > l ? (z.int_val(int64_t(i - s)) + z.int_val(s)).simplify() : z.int_val(l);

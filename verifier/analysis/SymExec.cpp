@@ -300,6 +300,7 @@ void SymExec::run() {
       mi.name = name;
       mi.access = bt.getAccess();
       mi.elemType = bt.getElementType();
+      mi.isUnsigned = kernel.isUnsignedArg(a.getArgNumber());
       mems.emplace(key(a), mi);
       auto node = std::make_shared<MemNode>();
       node->kind = MemNode::Base;
@@ -313,7 +314,8 @@ void SymExec::run() {
     }
     z3::expr c = z.constant(name.c_str(), sortOf(t));
     set(a, c);
-    params.push_back({name, c});
+    params.push_back({name, c,
+                      kernel.isUnsignedArg(a.getArgNumber()) ? t.getIntOrFloatBitWidth() : 0});
     if (auto it = dyn_cast<IntegerType>(t); it && it.getWidth() > 1) {
       unsigned w = it.getWidth();
       assumeFact(FactKind::Always,

@@ -56,6 +56,9 @@ SrcLoc srcLoc(mlir::Location loc);
 struct Observable {
   std::string name;
   z3::expr term;
+  /// Non-zero for a value of an unsigned type of that many bits (shown
+  /// unsigned; the encoding holds integers in their signed reading).
+  unsigned unsignedBits = 0;
 };
 
 /// One proof obligation: under `assumptions`, `goal` must hold.
@@ -199,6 +202,11 @@ struct MemInfo {
   std::vector<std::pair<z3::expr, z3::expr>> reads, writes; ///< contract boxes (flattened per dim)
   bool hasReads = false, hasWrites = false;
   mlir::Type elemType;
+  bool isUnsigned = false; ///< a buffer of u32/u64 (the encoding is signed)
+  /// The width to show an element with unsigned, or 0 (see Observable).
+  unsigned unsignedBits() const {
+    return isUnsigned ? elemType.getIntOrFloatBitWidth() : 0;
+  }
 };
 
 /// The identity of a Z3 term as a string key.
@@ -310,6 +318,12 @@ private:
   std::vector<z3::expr> threadVars;
   std::vector<z3::expr> grid;       ///< grid dims
   std::vector<z3::expr> iterVars;   ///< iteration variables of abstract loops
+  /// How many times the body being executed runs within the loops of
+  /// constant trip count around it that are executed pass by pass: nested
+  /// loops multiply (20 nested `for j in 0..2` are 2^20 passes), so past
+  /// kMaxUnrolledPasses a loop is abstracted as one of symbolic trip count.
+  int64_t unrolledPasses = 1;
+  static constexpr int64_t kMaxUnrolledPasses = 4096;
   std::vector<z3::expr> iterRange;  ///< range constraint of each iteration var
   std::vector<z3::expr> iterStep;
   /// The last iteration of each `for` loop with a symbolic trip count,

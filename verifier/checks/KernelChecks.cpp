@@ -326,7 +326,7 @@ bool SymExec::writerPostcondition(EnsuresOp ens) {
     for (size_t i = 0; i < all.size(); i += 2)
       o2.push_back({all[i].name.substr(9), all[i].term});
     obs.insert(obs.end(), o2.begin(), o2.end());
-    obs.push_back({mi.name + " written", *e.value});
+    obs.push_back({mi.name + " written", *e.value, mi.unsignedBits()});
     addObligation(CheckId::Postcondition, ens.getLoc(),
                   "the value written at line " + std::to_string(e.loc.line) + " satisfies the postcondition",
                   "the value written at line " + std::to_string(e.loc.line) + " may violate the postcondition",

@@ -19,10 +19,17 @@ void kuiper::solver::collectReads(const z3::expr &e, std::set<unsigned> &seen, s
     collectReads(e.arg(i), seen, out, memNames);
 }
 
-std::string kuiper::solver::valueText(const z3::expr &v) {
+std::string kuiper::solver::valueText(const z3::expr &v, unsigned unsignedBits) {
   int64_t integer;
-  if (v.is_int() && v.is_numeral_i64(integer))
+  if (v.is_int() && v.is_numeral_i64(integer)) {
+    if (integer < 0 && unsignedBits > 0 && unsignedBits <= 64) {
+      uint64_t bits = uint64_t(integer);
+      if (unsignedBits < 64)
+        bits &= (uint64_t(1) << unsignedBits) - 1;
+      return std::to_string(bits);
+    }
     return std::to_string(integer);
+  }
   if (v.is_fpa()) {
     // Render as a decimal via the real value where finite.
     z3::context &c = v.ctx();
@@ -54,7 +61,7 @@ std::string kuiper::solver::valueText(const z3::expr &v) {
 std::string kuiper::solver::readName(const z3::expr &app, const z3::model &m) {
   std::string s = app.decl().name().str() + "[";
   for (unsigned i = 0; i < app.num_args(); ++i)
-    s += (i ? ", " : "") + m.eval(app.arg(i), true).to_string();
+    s += (i ? ", " : "") + valueText(m.eval(app.arg(i), true));
   return s + "]";
 }
 

@@ -10,9 +10,11 @@
 
 namespace kuiper::solver {
 
-/// A model value as text: integers in decimal, floats as the shortest
-/// decimal that round-trips (NaN, inf, -0.0 by name), reals as decimals.
-std::string valueText(const z3::expr &value);
+/// A model value as text: integers in decimal (a negative one as the
+/// unsigned integer of `unsignedBits` bits it encodes, where that is not 0),
+/// floats as the shortest decimal that round-trips (NaN, inf, -0.0 by name),
+/// reals as decimals.
+std::string valueText(const z3::expr &value, unsigned unsignedBits = 0);
 
 /// `name[i, j]` of a memory read `app` with its indices evaluated in `model`.
 std::string readName(const z3::expr &app, const z3::model &model);

@@ -114,6 +114,8 @@ LogicalResult KernelOp::verify() {
   Block &entry = getBody().front();
   if (entry.getNumArguments() != getArgNames().size())
     return emitOpError("expects one name per parameter");
+  if (auto flags = getArgUnsigned(); flags && flags->size() != getArgNames().size())
+    return emitOpError("expects one arg_unsigned flag per parameter");
   for (BlockArgument arg : entry.getArguments()) {
     if (isa<BufferType>(arg.getType()) && !findShape(*this, arg))
       return emitOpError("buffer parameter #")
@@ -125,6 +127,11 @@ LogicalResult KernelOp::verify() {
   if (launches != 1)
     return emitOpError("expects exactly one kuiper.launch");
   return success();
+}
+
+bool KernelOp::isUnsignedArg(unsigned index) {
+  std::optional<ArrayRef<bool>> flags = getArgUnsigned();
+  return flags && index < flags->size() && (*flags)[index];
 }
 
 LogicalResult ShapeOp::verify() {

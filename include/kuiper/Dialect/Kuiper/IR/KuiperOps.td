@@ -24,6 +24,10 @@ def Kuiper_KernelOp : Kuiper_Op<"kernel", [Symbol, IsolatedFromAbove, AutomaticA
     `arg_names` names them and `block` holds the constant block dimensions.
     The body starts with the header ops (`kuiper.shape`, `kuiper.launch`,
     `kuiper.requires`, `kuiper.ensures`, `kuiper.access`) followed by code.
+    Integers are signless; `arg_unsigned`, present when some parameter is of
+    an unsigned type (`u32`, `u64`, or a buffer of them), says which, so that
+    reports show those values unsigned (the ops' predicates and overflow flags
+    carry the arithmetic's signedness).
 
     ```mlir
     kuiper.kernel @copy block [256, 1, 1] attributes {arg_names = ["x", "y", "n"]} {
@@ -34,7 +38,8 @@ def Kuiper_KernelOp : Kuiper_Op<"kernel", [Symbol, IsolatedFromAbove, AutomaticA
     ```
   }];
   let arguments = (ins SymbolNameAttr:$sym_name, DenseI64ArrayAttr:$block,
-                       StrArrayAttr:$arg_names, UnitAttr:$deterministic);
+                       StrArrayAttr:$arg_names, UnitAttr:$deterministic,
+                       OptionalAttr<DenseBoolArrayAttr>:$arg_unsigned);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = "$sym_name `block` $block attr-dict-with-keyword $body";
   let hasVerifier = 1;
@@ -42,6 +47,8 @@ def Kuiper_KernelOp : Kuiper_Op<"kernel", [Symbol, IsolatedFromAbove, AutomaticA
     /// Whether an `ensures`, barrier contract, invariant or assert is
     /// `approx`: proven over the reals, for finite inputs.
     bool hasApproxClauses();
+    /// Whether parameter `index` is of an unsigned type (`arg_unsigned`).
+    bool isUnsignedArg(unsigned index);
   }];
 }
 
