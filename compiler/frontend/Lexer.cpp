@@ -188,6 +188,17 @@ public:
       } else if (isDigit(c)) {
         lexNumber(t);
         t.text = src.substr(start, pos - start);
+      } else if (c == '"' || c == '\'') {
+        // A string or character literal: one error for the whole literal.
+        error(line, col, std::string(c == '"' ? "string" : "character") +
+                             " literals are not part of the language");
+        advance();
+        while (pos < src.size() && src[pos] != c && src[pos] != '\n')
+          advance();
+        if (pos < src.size() && src[pos] == c)
+          advance();
+        lastInvalid = false;
+        continue;
       } else if (!lexPunct(t)) {
         invalidHere = true;
         if (!lastInvalid)
@@ -315,8 +326,13 @@ private:
       t.kind = Tok::IntLit;
       t.intValue = v;
       t.intTooLarge = over;
-      if (pos == digits)
+      if (pos == digits) {
+        // One error for `0xZZ`, not a second one for its "suffix".
         error(l, c, "expected hexadecimal digits after '0x'");
+        while (!atEnd() && isIdentChar(src[pos]))
+          advance();
+        return;
+      }
       checkSuffix(l, c);
       return;
     }

@@ -305,7 +305,11 @@ bool Parser::parseParams(Callable &c, bool kernel) {
       return false;
     if (accept(Tok::Comma))
       continue;
-    return expect(Tok::RParen, "after parameters");
+    if (is(Tok::RParen))
+      return expect(Tok::RParen, "");
+    error(loc(), "expected ',' or ')' after parameter '" + c.params.back()->name + "', found " +
+                     describe(tok()));
+    return false;
   }
 }
 
@@ -507,7 +511,8 @@ bool Parser::parseKernel(Module &m) {
     } else {
       error(loc(), "expected kernel clause ('launch', 'requires', 'ensures', "
                    "'reads', 'writes', 'deterministic') or '{', found " +
-                       describe(tok()));
+                       describe(tok()) +
+                       (is(Tok::Assign) ? " (a clause compares with '==')" : ""));
       return false;
     }
   }
@@ -529,11 +534,24 @@ bool Parser::parseKernel(Module &m) {
 //===----------------------------------------------------------------------===//
 
 bool Parser::parseBlock(std::vector<StmtPtr> &body) {
+  Loc open = loc();
   if (!expect(Tok::LBrace, ""))
     return false;
   if (!enter("statements"))
     return false;
+  // The block's '}' is missing: one error, with a note at its '{'.
+  auto unclosed = [&](const std::string &found) {
+    if (fatal || panic)
+      return;
+    diags.error(loc(), "expected '}' at end of block, found " + found);
+    diags.note(open, "to match this '{'");
+    setFatal();
+  };
   while (!is(Tok::RBrace) && !is(Tok::Eof) && !fatal) {
+    if (is(Tok::KwKernel) || is(Tok::KwFn) || is(Tok::KwImport)) {
+      unclosed(describe(tok()) + " (a new item starts here)");
+      break;
+    }
     size_t start = pos;
     StmtPtr s = parseStmt();
     if (s) {
@@ -550,7 +568,7 @@ bool Parser::parseBlock(std::vector<StmtPtr> &body) {
   if (fatal)
     return false;
   if (!is(Tok::RBrace)) {
-    error(loc(), "expected '}' at end of block, found " + describe(tok()));
+    unclosed(describe(tok()));
     return false;
   }
   next();

@@ -153,6 +153,8 @@ private:
   std::vector<Scope> scopes;
   std::map<std::string, FnDecl *> fns;
   std::map<std::string, KernelDecl *> kernels;
+  /// Every const's line, to tell a use before the declaration from a typo.
+  std::map<std::string, int> constLines;
   std::map<std::string, Loc> itemNames;
   unsigned startErrors = 0;
 
@@ -301,6 +303,8 @@ bool Sema::run() {
     if (!kernels.count(k->name))
       kernels[k->name] = k.get();
   }
+  for (auto &c : m.consts)
+    constLines.emplace(c->name, c->loc.line);
   for (auto &c : m.consts) {
     checkConst(*c);
     if (diags.errorCount() >= kMaxErrors)
@@ -691,6 +695,12 @@ void Sema::checkStmt(Stmt &s) {
     return;
   case StmtKind::ExprStmt: {
     Expr &e = *s.value;
+    if (e.kind == ExprKind::Binary && e.op == "==") {
+      // `y[i] == x[i];`: an assignment mistyped (before any other error
+      // about the operands, such as reading an 'out' buffer).
+      error(e.loc, "the result of '==' is unused (did you mean '=' to assign?)");
+      return;
+    }
     if (e.kind != ExprKind::Call) {
       if (isErr(check(e, kNone)))
         return;
@@ -862,6 +872,9 @@ void Sema::checkFor(Stmt &s) {
       Type st = check(*s.step, isErr(t) ? kI32 : t);
       if (!isErr(t) && !isErr(st))
         expectType(t, st, s.step->loc, " in 'for' step");
+      if (s.step->constValue && *s.step->constValue <= 0)
+        error(startLoc(*s.step), "'for' step must be positive, found " +
+                                     std::to_string(*s.step->constValue));
     }
   }
   d.type = t;
@@ -966,6 +979,12 @@ Type Sema::checkName(Expr &e) {
   if (!d) {
     if (e.name == "result" && fn)
       error(e.loc, "'result' can only be used in fn 'ensures' clauses");
+    else if (auto c = constLines.find(e.name); c != constLines.end())
+      error(e.loc, "constant " + q(e.name) + " is used before its declaration (line " +
+                       std::to_string(c->second) + "): a const is used after it is declared");
+    else if (e.name == "break" || e.name == "continue")
+      error(e.loc, q(e.name) + " is not part of the language: a loop runs to its bound (use "
+                               "a 'while' loop's condition, or 'if' around the body)");
     else
       error(e.loc, "unknown name " + q(e.name));
     return kNone;
@@ -1384,6 +1403,8 @@ Type Sema::checkUserCall(Expr &e) {
   if (it == fns.end()) {
     if (kernels.count(e.name))
       error(e.loc, "cannot call kernel " + q(e.name));
+    else if (lookup(e.name))
+      error(e.loc, q(e.name) + " is not a function");
     else
       error(e.loc, "unknown function " + q(e.name));
     for (auto &a : e.args)
@@ -1443,6 +1464,14 @@ Type Sema::checkQuantOrSum(Expr &e, Type hint) {
     if (isErr(st) || (!isErr(t) && !expectType(t, st, e.args[3]->loc,
                                                 " in " + q(what) + " step")))
       bad = true;
+  }
+  if (Decl *outer = lookup(e.binder);
+      outer && (outer->kind == DeclKind::ScalarParam || outer->kind == DeclKind::BufferParam)) {
+    // `forall n in 0..n: ...` reads as the parameter and is the bound
+    // variable: a report could not tell the two apart.
+    error(e.loc, "bound variable " + q(e.binder) + " of " + q(what) +
+                     " shadows the parameter " + q(e.binder) + "; give it another name");
+    bad = true;
   }
   auto d = std::make_shared<Decl>();
   d->kind = DeclKind::Bound;
