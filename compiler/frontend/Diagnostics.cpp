@@ -92,6 +92,9 @@ void DiagnosticEngine::print(std::ostream &os, const Diagnostic &d) const {
   }
   caret += '^';
   os << text << "\n" << caret << "\n";
+  if (d.severity == "error")
+    if (auto it = imports.find(*d.loc.file); it != imports.end())
+      print(os, {it->second.first, "note", "in module '" + it->second.second + "', imported here"});
 }
 
 void DiagnosticEngine::print(std::ostream &os) const {

@@ -51,6 +51,7 @@ struct Loader {
         diags.error(imp.second, "imports nested too deeply");
         continue;
       }
+      diags.importedAt(ipath, imp.second, imp.first);
       load(ipath, itext, depth + 1);
       if (diags.errorCount() >= kMaxErrors)
         return;

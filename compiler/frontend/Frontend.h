@@ -46,12 +46,18 @@ public:
   const std::vector<Diagnostic> &all() const { return diags; }
   /// Prints every diagnostic collected so far.
   void print(std::ostream &os) const;
-  /// Prints one diagnostic.
+  /// Prints one diagnostic (an error in an imported file with a note at the
+  /// import that brought the file in).
   void print(std::ostream &os, const Diagnostic &d) const;
+  /// Records that `file` was imported at `loc` (`import name;` in another file).
+  void importedAt(const std::string &file, const ast::Loc &loc, const std::string &name) {
+    imports.emplace(file, std::make_pair(loc, name));
+  }
 
 private:
   const SourceManager &sm;
   std::vector<Diagnostic> diags;
+  std::map<std::string, std::pair<ast::Loc, std::string>> imports; ///< file -> (import, name)
   unsigned errors = 0;
 };
 
