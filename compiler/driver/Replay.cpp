@@ -659,7 +659,11 @@ void replayCheck(const Module &module, const std::string &kernel, CheckResult &c
   base.maxSteps = opts.maxSteps;
   base.deadline = opts.deadline;
   base.checks = true;
-  base.checkEnsures = true;
+  // An overflow happens in the code, and its replay runs the model's (large)
+  // sizes: a cumulative sum's `ensures ... sum(k in 0..c + 1: ...)` is
+  // quadratic in the row's length there (65536 columns: 2^32 operations, past
+  // the step limit, so an overflow the solver found was "not reproduced").
+  base.checkEnsures = c.id != CheckId::Overflow;
   base.seed = opts.seed;
   // Invariants at the sampled iterations only, unless the check replayed is
   // one: an invariant over the sum so far, checked every iteration, made the
