@@ -134,19 +134,21 @@ Device::~Device() = default;
 
 Result<Device> Device::open(int ordinal) {
   std::string err;
+  // No driver, no device: what the machine lacks (code 2, as a request it
+  // cannot meet), not an internal error.
   Driver *d = loadDriver(err);
   if (!d)
-    return Error{err, 3};
+    return Error{err, 2};
   CUresult r = d->cuInit(0);
   if (r != 0)
-    return Error{cuErr(d, r, "cuInit"), 3};
+    return Error{cuErr(d, r, "cuInit"), 2};
   int count = 0;
   if ((r = d->cuDeviceGetCount(&count)) != 0)
     return Error{cuErr(d, r, "cuDeviceGetCount"), 3};
   if (ordinal < 0 || ordinal >= count)
     return Error{"no CUDA device " + std::to_string(ordinal) + " (" +
                      std::to_string(count) + " found)",
-                 3};
+                 2};
   auto impl = std::make_unique<DeviceImpl>();
   impl->drv = d;
   if ((r = d->cuDeviceGet(&impl->dev, ordinal)) != 0)

@@ -8,6 +8,8 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <stdexcept>
+#include <algorithm>
 
 namespace kuiper {
 
@@ -46,8 +48,31 @@ HostBuffer HostBuffer::f32(const std::vector<float> &v) { return make("f32", v);
 HostBuffer HostBuffer::f64(const std::vector<double> &v) { return make("f64", v); }
 HostBuffer HostBuffer::i32(const std::vector<int32_t> &v) { return make("i32", v); }
 HostBuffer HostBuffer::i64(const std::vector<int64_t> &v) { return make("i64", v); }
+HostBuffer HostBuffer::u32(const std::vector<uint32_t> &v) { return make("u32", v); }
+
+/// A rank-1 buffer of `type` with `values` set one by one (converted).
+template <typename T>
+static HostBuffer converted(const char *type, const std::vector<T> &values) {
+  HostBuffer b(type, {(int64_t)values.size()});
+  for (size_t i = 0; i < values.size(); ++i)
+    b.set((int64_t)i, (double)values[i]);
+  return b;
+}
+HostBuffer HostBuffer::f16(const std::vector<float> &v) { return converted("f16", v); }
+HostBuffer HostBuffer::bf16(const std::vector<float> &v) { return converted("bf16", v); }
+HostBuffer HostBuffer::boolean(const std::vector<bool> &v) { return converted("bool", v); }
+
+/// Throws std::out_of_range unless `i` names an element of `b`.
+static void checkIndex(const HostBuffer &b, int64_t i) {
+  size_t size = b.elemSize();
+  if (i < 0 || size == 0 || (size_t)i >= b.bytes.size() / size)
+    throw std::out_of_range("HostBuffer index " + std::to_string(i) + " out of range (" +
+                            std::to_string(size ? b.bytes.size() / size : 0) + " elements of " +
+                            b.elemType + ")");
+}
 
 double HostBuffer::get(int64_t i) const {
+  checkIndex(*this, i);
   const std::string &t = elemType;
   if (t == "f32")
     return at<float>(i);
@@ -81,7 +106,20 @@ template <typename T> static void put(HostBuffer &b, int64_t i, T v) {
 }
 
 void HostBuffer::set(int64_t i, double v) {
+  checkIndex(*this, i);
   const std::string &t = elemType;
+  bool isFloat = t == "f32" || t == "f64" || t == "f16" || t == "bf16";
+  if (!isFloat) {
+    // An integer: NaN as 0; past int64's range, its end (u64 up to 2^64 - 1),
+    // so that the conversion below is defined; then wrapped to the width.
+    if (std::isnan(v))
+      v = 0;
+    if (t == "u64" && v >= 0x1p63 && v < 0x1p64) {
+      put<uint64_t>(*this, i, (uint64_t)v);
+      return;
+    }
+    v = std::max(-0x1p63, std::min(v, 0x1.fffffffffffffp62));
+  }
   if (t == "f32")
     put<float>(*this, i, (float)v);
   else if (t == "f64")
@@ -107,6 +145,7 @@ void HostBuffer::set(int64_t i, double v) {
 }
 
 std::string HostBuffer::str(int64_t i) const {
+  checkIndex(*this, i);
   double d = get(i);
   bool flt = elemType == "f32" || elemType == "f64" || elemType == "f16" ||
              elemType == "bf16";

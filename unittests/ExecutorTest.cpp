@@ -4,6 +4,7 @@
 // do not depend on the front end.
 //
 //===----------------------------------------------------------------------===//
+#include "kuiper/Compiler.h"
 #include "kuiper/Device.h"
 #include "kuiper/Executor.h"
 
@@ -11,6 +12,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 
 using namespace kuiper;
@@ -732,12 +734,58 @@ TEST(Executor, UnknownKernelIsAnError) {
   EXPECT_NE(r.error().message.find("scale"), std::string::npos);
 }
 
+TEST(HostBuffer, IndicesPastTheEndThrowInsteadOfWritingPastTheBuffer) {
+  HostBuffer b = HostBuffer::f32({1.0f, 2.0f, 3.0f, 4.0f});
+  EXPECT_EQ(b.get(3), 4.0);
+  EXPECT_THROW(b.get(4), std::out_of_range);
+  EXPECT_THROW(b.set(6, 1.0), std::out_of_range);
+  EXPECT_THROW(b.str(-1), std::out_of_range);
+  HostBuffer unknown("weird", {4}); // no element size: no element either
+  EXPECT_THROW(unknown.get(0), std::out_of_range);
+}
+
+TEST(HostBuffer, FactoriesAndConversionsOfEveryType) {
+  HostBuffer u = HostBuffer::u32({0u, 4000000000u});
+  EXPECT_EQ(u.elemType, "u32");
+  EXPECT_EQ(u.get(1), 4000000000.0);
+  HostBuffer h = HostBuffer::f16({1.0f, 65504.0f, 1.0f / 3.0f});
+  EXPECT_EQ(h.get(1), 65504.0);
+  EXPECT_EQ(h.get(2), 0.333251953125); // rounded to nearest f16
+  HostBuffer bf = HostBuffer::bf16({1.0f / 3.0f});
+  EXPECT_EQ(bf.get(0), 0.333984375);
+  HostBuffer flags = HostBuffer::boolean({true, false});
+  EXPECT_EQ(flags.get(0), 1.0);
+  EXPECT_EQ(flags.get(1), 0.0);
+  // Integers: NaN is 0 in every width; out of range wraps; -1 in a u32.
+  HostBuffer i = HostBuffer::i32({7});
+  i.set(0, std::nan(""));
+  EXPECT_EQ(i.get(0), 0.0);
+  HostBuffer l = HostBuffer::i64({7});
+  l.set(0, std::nan(""));
+  EXPECT_EQ(l.get(0), 0.0);
+  u.set(0, -1.0);
+  EXPECT_EQ(u.get(0), 4294967295.0);
+}
+
+TEST(Compiler, AnUnknownArchitectureIsBadInputFoundBeforeAnyWork) {
+  CompileOptions co;
+  co.arch = "sm_12";
+  Result<Module> m = Compiler(co).compileString("kernel k(out y: f32[n], n: i32)\n"
+                                                "  launch block(32) grid(cdiv(n, 32))\n"
+                                                "{ let i = blockIdx.x * 32 + threadIdx.x;\n"
+                                                "  if i < n { y[i] = 1.0; } }\n");
+  ASSERT_FALSE(m);
+  EXPECT_EQ(m.error().code, 2);
+  EXPECT_NE(m.error().message.find("unsupported GPU architecture 'sm_12'"), std::string::npos);
+}
+
 TEST(Device, OpenWithoutDriverFailsCleanly) {
   Result<Device> d = Device::open();
   if (d) {
     GTEST_SKIP() << "a CUDA device is present: " << d->name();
   }
   EXPECT_FALSE(d.error().message.empty());
+  EXPECT_EQ(d.error().code, 2); // the machine lacks it: no internal error
 }
 
 } // namespace

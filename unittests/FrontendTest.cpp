@@ -396,7 +396,7 @@ TEST(FrontendSema, ResolvesDeclarations) {
       "  shared s: f32[64, 65];\n"
       "  let t = threadIdx.x;\n"
       "  s[t, t] = x[t];\n"
-      "  barrier ensures forall u in 0..64: s[u, u] == s[u, u];"));
+      "  barrier ensures forall v in 0..64: s[v, v] == s[v, v];"));
   ASSERT_TRUE(c.module) << c.printed;
   const auto &body = c.module->kernels[0]->body;
   EXPECT_EQ(body[0]->decl->constDims, (std::vector<int64_t>{64, 65}));

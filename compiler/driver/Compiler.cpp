@@ -243,6 +243,13 @@ Error makeError(std::string message, int code) {
 
 Result<Module> compile(const std::string &source, const std::string &path,
                        const CompileOptions &opts) {
+  // A target the backend does not know is bad input, found before any work
+  // (not an internal error after the proof).
+  if (opts.emitPTX && ptxVersionFor(opts.arch).empty())
+    return makeError("error: unsupported GPU architecture '" + opts.arch +
+                         "' (supported: sm_75, sm_80, sm_86, sm_87, sm_89, sm_90, sm_90a, "
+                         "sm_100, sm_120)\n",
+                     2);
   // The runs on the CPU executor before the proof, kept for those after it.
   std::shared_ptr<RunMemo> runMemo;
   SourceManager sm;

@@ -26,6 +26,8 @@ struct Error {
 };
 
 /// A value or an Error.
+/// A value or an Error. Check it (`if (r)`) before `*r` or `->`: on an error
+/// they throw std::bad_variant_access; `error()` on a value likewise.
 template <typename T> class Result {
 public:
   Result(T v) : v(std::move(v)) {}

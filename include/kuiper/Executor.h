@@ -46,6 +46,13 @@ struct HostBuffer {
   static HostBuffer i32(const std::vector<int32_t> &values);
   /// A rank-1 i64 buffer holding `values`.
   static HostBuffer i64(const std::vector<int64_t> &values);
+  /// A rank-1 u32 buffer holding `values`.
+  static HostBuffer u32(const std::vector<uint32_t> &values);
+  /// A rank-1 f16 or bf16 buffer holding `values`, each rounded to nearest.
+  static HostBuffer f16(const std::vector<float> &values);
+  static HostBuffer bf16(const std::vector<float> &values);
+  /// A rank-1 bool buffer holding `values`.
+  static HostBuffer boolean(const std::vector<bool> &values);
 
   /// Product of the dims.
   int64_t numElements() const;
@@ -60,11 +67,14 @@ struct HostBuffer {
     std::memcpy(&v, bytes.data() + i * sizeof(T), sizeof(T));
     return v;
   }
-  /// Element `i` converted to double (ints and half types included).
+  /// Element `i` (0 <= i < numElements(), else std::out_of_range is
+  /// thrown) converted to double (ints and half types included).
   double get(int64_t i) const;
-  /// Sets element `i` from a double (rounded/truncated to the element type).
+  /// Sets element `i` (in range, as for get) from a double: rounded to a
+  /// float type; an integer type takes the value truncated and wrapped to
+  /// its width (-1 in a u32 is 4294967295), NaN as 0.
   void set(int64_t i, double v);
-  /// Element `i` as text ("1.5", "nan", "-inf", "42").
+  /// Element `i` (in range, as for get) as text ("1.5", "nan", "-inf", "42").
   std::string str(int64_t i) const;
 };
 

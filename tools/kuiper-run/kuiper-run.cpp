@@ -70,10 +70,24 @@ void usage(bool full = false) {
          "options, 3 internal error\n";
 }
 
-int bad(const std::string &msg) {
-  std::cerr << "kuiper-run: error: " << msg << "\n";
-  return 2;
+/// --json: errors are also a document on stdout, `{"error", "exit_status"}`.
+bool jsonErrors = false;
+
+/// Prints an error (and, under --json, its document); returns `code`.
+int fail(const std::string &msg, int code) {
+  std::string text = msg;
+  while (!text.empty() && text.back() == '\n')
+    text.pop_back();
+  std::cerr << (text.rfind("kuiper-run: ", 0) == 0 || text.find(": error: ") != std::string::npos
+                    ? ""
+                    : "kuiper-run: error: ")
+            << text << "\n";
+  if (jsonErrors)
+    std::cout << "{\"error\": " << jsonQuote(text) << ", \"exit_status\": " << code << "}\n";
+  return code;
 }
+
+int bad(const std::string &msg) { return fail(msg, 2); }
 
 
 bool isFloatType(const std::string &t) {
@@ -201,26 +215,20 @@ int runKernel(const Options &o, const Module &mod, const KernelInfo &k,
   if (o.device == "cpu" || o.check) {
     Args cpuArgs = args;
     Result<ExecResult> r = Executor(eo).run(mod, k.name, cpuArgs);
-    if (!r) {
-      std::cerr << "kuiper-run: error: " << r.error().message << "\n";
-      return r.error().code == 3 ? 3 : 2;
-    }
+    if (!r)
+      return fail(r.error().message, r.error().code == 3 ? 3 : 2);
     out.result = *r;
     if (o.device == "cpu")
       args = std::move(cpuArgs);
   }
   if (o.device == "cuda") {
     Result<Device> dev = Device::open();
-    if (!dev) {
-      std::cerr << "kuiper-run: error: " << dev.error().message << "\n";
-      return 3;
-    }
+    if (!dev)
+      return fail(dev.error().message, dev.error().code == 3 ? 3 : 2);
     out.deviceName = dev->name();
     Result<DeviceRun> run = dev->launch(mod, k.name, args);
-    if (!run) {
-      std::cerr << "kuiper-run: error: " << run.error().message << "\n";
-      return run.error().code == 3 ? 3 : 2;
-    }
+    if (!run)
+      return fail(run.error().message, run.error().code == 3 ? 3 : 2);
     out.ms = run->elapsedMs;
     out.result.launch = run->launch;
   }
@@ -312,16 +320,14 @@ void printText(const Options &o, const KernelInfo &k, const Args &args,
 
 int main(int argc, char **argv) {
   Options o;
+  for (int i = 1; i < argc; ++i)
+    jsonErrors |= std::string(argv[i]) == "--json";
   if (int status = parseArguments(argc, argv, o); status >= 0)
     return status;
 
   Result<Module> mod = loadModule(o);
-  if (!mod) {
-    std::cerr << mod.error().message;
-    if (!mod.error().message.empty() && mod.error().message.back() != '\n')
-      std::cerr << "\n";
-    return mod.error().code == 3 ? 3 : 2;
-  }
+  if (!mod)
+    return fail(mod.error().message, mod.error().code == 3 ? 3 : 2);
   if (mod->kernels().empty())
     return bad(o.file + " holds no kernel");
   if (o.kernel.empty() && mod->kernels().size() > 1) {
@@ -345,10 +351,8 @@ int main(int argc, char **argv) {
 
   Executor probe;
   Result<LaunchInfo> info = probe.allocateBuffers(*mod, k->name, args);
-  if (!info) {
-    std::cerr << "kuiper-run: error: " << info.error().message << "\n";
-    return info.error().code == 3 ? 3 : 2;
-  }
+  if (!info)
+    return fail(info.error().message, info.error().code == 3 ? 3 : 2);
   if (!info->requiresHold)
     return bad("precondition failed: " + info->failedRequires);
   if (o.inputs == "random") {
