@@ -125,9 +125,9 @@ void HostBuffer::set(int64_t i, double v) {
   else if (t == "f64")
     put<double>(*this, i, v);
   else if (t == "f16")
-    put<uint16_t>(*this, i, floatToHalf((float)v));
+    put<uint16_t>(*this, i, floatToHalf(toFloatRoundToOdd(v)));
   else if (t == "bf16")
-    put<uint16_t>(*this, i, floatToBf16((float)v));
+    put<uint16_t>(*this, i, floatToBf16(toFloatRoundToOdd(v)));
   else if (t == "i32")
     put<int32_t>(*this, i, (int32_t)(int64_t)v);
   else if (t == "u32")

@@ -3,6 +3,7 @@
 #define KUIPER_RUNTIME_FLOAT16_H
 
 #include <cstdint>
+#include <cmath>
 #include <cstring>
 
 namespace kuiper {
@@ -29,6 +30,23 @@ inline float halfToFloat(uint16_t h) {
     bits = sign | ((exp + 127 - 15) << 23) | (man << 13);
   }
   float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+/// double -> float rounded to odd (an inexact result gets its last bit set):
+/// rounding that to a format of at most 22 significand bits (f16, bf16) is
+/// the one correct rounding of the double, as the GPU's cvt.rn.f16.f64 does
+/// (round to nearest twice, through a float, can differ: 1 + 2^-11 + 2^-40).
+inline float toFloatRoundToOdd(double x) {
+  float f = (float)x;
+  if ((double)f == x || x != x)
+    return f;
+  if (std::fabs((double)f) > std::fabs(x))
+    f = std::nextafter(f, 0.0f); // toward zero (inf becomes the largest float)
+  uint32_t bits;
+  std::memcpy(&bits, &f, 4);
+  bits |= 1;
   std::memcpy(&f, &bits, 4);
   return f;
 }

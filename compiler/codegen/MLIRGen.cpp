@@ -1025,6 +1025,21 @@ private:
                                      arith::ConstantOp::create(b, l, v.getType(), b.getFloatAttr(v.getType(), 0.0)));
       return arith::CmpIOp::create(b, l, arith::CmpIPredicate::ne, v, intConst(l, v.getType(), 0));
     }
+    // To bf16 from an integer or an f64: through f32, two roundings, as the
+    // GPU does before sm_90 (no cvt from an integer to bf16: cvt.rn.f32.s32,
+    // then cvt.rn.bf16.f32; and LLVM turns an exact int -> f64 -> bf16 into
+    // that). One meaning on every target, in the proof, the executor and PTX.
+    if (to.scalar == A::ScalarKind::BF16 &&
+        (from.isInt() || from.scalar == A::ScalarKind::F64)) {
+      A::Type f32 = to;
+      f32.scalar = A::ScalarKind::F32;
+      // (The rounding mode named: arith's canonicalizer folds a truncf of a
+      // sitofp without one into one sitofp, a single rounding again.)
+      return arith::TruncFOp::create(
+          b, l, t, castTo(l, v, from, f32),
+          arith::RoundingModeAttr::get(&ctx, arith::RoundingMode::to_nearest_even),
+          arith::FastMathFlagsAttr());
+    }
     unsigned fw = v.getType().getIntOrFloatBitWidth(), tw = t.getIntOrFloatBitWidth();
     if (from.isInt() && to.isInt()) {
       if (fw == tw)
@@ -1120,6 +1135,11 @@ private:
       for (size_t i = 1; i < e.args.size(); ++i)
         vals.push_back(arg(i));
       std::optional<AtomicKind> kind = symbolizeAtomicKind(f.substr(7));
+      // u32/u64 elements compare unsigned (atom.max.u32, CUDA's atomicMax).
+      bool isUnsigned = ref.decl && (ref.decl->type.scalar == A::ScalarKind::U32 ||
+                                     ref.decl->type.scalar == A::ScalarKind::U64);
+      if (kind && isUnsigned && (*kind == AtomicKind::Max || *kind == AtomicKind::Min))
+        kind = *kind == AtomicKind::Max ? AtomicKind::UMax : AtomicKind::UMin;
       if (!kind) {
         emitError(l, "internal: unknown atomic '" + f + "'");
         return intConst(l, b.getI32Type(), 0);

@@ -47,7 +47,8 @@ bool refutes(const CheckResult &run, const CheckResult &check) {
 }
 
 Verdict verdictOf(const std::vector<CheckResult> &checks) {
-  bool failed = false, unknown = false;
+  // Nothing proven is no proof: never "verified" for an empty list.
+  bool failed = false, unknown = checks.empty();
   for (const CheckResult &c : checks) {
     failed |= c.status == CheckStatus::Failed;
     unknown |= c.status == CheckStatus::Unknown;

@@ -96,7 +96,7 @@ struct KernelReport {
 };
 
 /// A kernel's verdict from its checks: failed if one failed, else unknown if
-/// one is unknown, else verified.
+/// one is unknown or there are none, else verified.
 Verdict verdictOf(const std::vector<CheckResult> &checks);
 
 /// Verification result of one file.

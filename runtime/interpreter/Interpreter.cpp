@@ -157,7 +157,12 @@ bool KernelInterpreter::bindParameters(const Args &args) {
       buffer.elementType = *elementType;
       bind(host, argument,
            makeMemoryRef(RuntimeValue::Buffer, buffers.size()));
-      launch.bufferTypes[name] = {elementType->name,
+      // (u32/u64: the IR's integers are signless; the kernel says which are
+      // unsigned, so that host buffers show them so.)
+      std::string typeName = elementType->name;
+      if (kernel.isUnsignedArg(argument.getArgNumber()) && typeName[0] == 'i')
+        typeName[0] = 'u';
+      launch.bufferTypes[name] = {typeName,
                                   stringifyBufferAccess(buffer.access).str()};
       buffers.push_back(std::move(buffer));
       continue;

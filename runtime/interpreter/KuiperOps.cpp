@@ -268,6 +268,13 @@ RuntimeValue atomicUpdate(AtomicKind kind, const ElementType &type,
     bool replace = isMax ? candidate > current : candidate < current;
     return replace ? makeInteger(type.width, v.bits) : found;
   }
+  case AtomicKind::UMax:
+  case AtomicKind::UMin: {
+    uint64_t current = found.bits & lowBitsMask(type.width),
+             candidate = v.bits & lowBitsMask(type.width);
+    bool replace = kind == AtomicKind::UMax ? candidate > current : candidate < current;
+    return replace ? makeInteger(type.width, v.bits) : found;
+  }
   case AtomicKind::Cas: {
     uint8_t expected[8] = {0}, actual[8] = {0};
     writeElement(type, expected, operands[0]);

@@ -41,9 +41,9 @@ double roundToFormat(FloatFormat format, double x) {
   case FloatFormat::F32:
     return (double)(float)x;
   case FloatFormat::F16:
-    return halfToFloat(floatToHalf((float)x));
+    return halfToFloat(floatToHalf(toFloatRoundToOdd(x)));
   case FloatFormat::BF16:
-    return bf16ToFloat(floatToBf16((float)x));
+    return bf16ToFloat(floatToBf16(toFloatRoundToOdd(x)));
   }
   return x;
 }
@@ -177,8 +177,8 @@ void writeElement(const ElementType &type, uint8_t *address,
   }
   case FloatFormat::F16:
   case FloatFormat::BF16: {
-    uint16_t h = type.format == FloatFormat::F16 ? floatToHalf((float)d)
-                                                 : floatToBf16((float)d);
+    uint16_t h = type.format == FloatFormat::F16 ? floatToHalf(toFloatRoundToOdd(d))
+                                                 : floatToBf16(toFloatRoundToOdd(d));
     std::memcpy(address, &h, 2);
     break;
   }

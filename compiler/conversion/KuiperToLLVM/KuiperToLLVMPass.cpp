@@ -14,6 +14,7 @@
 #include "kuiper/Dialect/Kuiper/IR/Kuiper.h"
 #include "kuiper/Target/TargetInfo.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
 #include "mlir/Dialect/UB/IR/UBOps.h"
 
@@ -70,6 +71,14 @@ struct ConvertKuiperToLLVMPass
     FailureOr<KernelInfo> kernelInfo = KernelInfo::build(module);
     if (failed(kernelInfo))
       return signalPassFailure();
+    // A truncf to bf16 names round-to-nearest-even (the default) only so that
+    // the canonicalizer keeps `truncf(sitofp x)` two roundings (MLIRGen); with
+    // the mode named, arith-to-llvm would emit a constrained fptrunc, which
+    // NVPTX cannot select below sm_90. (After the canonicalizer ran.)
+    module.walk([](arith::TruncFOp op) {
+      if (op.getRoundingmode() == arith::RoundingMode::to_nearest_even)
+        op.removeRoundingmodeAttr();
+    });
 
     MLIRContext *ctx = &getContext();
     KuiperToLLVMTypeConverter converter(ctx, *targetInfo);

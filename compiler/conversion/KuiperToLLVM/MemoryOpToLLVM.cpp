@@ -162,6 +162,10 @@ private:
       return isFloat ? LLVM::AtomicBinOp::fadd : LLVM::AtomicBinOp::add;
     case AtomicKind::Max:
       return isFloat ? LLVM::AtomicBinOp::fmax : LLVM::AtomicBinOp::max;
+    case AtomicKind::UMax:
+      return LLVM::AtomicBinOp::umax;
+    case AtomicKind::UMin:
+      return LLVM::AtomicBinOp::umin;
     case AtomicKind::Min:
     case AtomicKind::Cas:
       break;

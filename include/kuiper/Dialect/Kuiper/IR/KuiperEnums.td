@@ -36,7 +36,10 @@ def Kuiper_AtomicKind : I32EnumAttr<"AtomicKind", "atomic read-modify-write", [
     I32EnumAttrCase<"Add", 0, "add">,
     I32EnumAttrCase<"Max", 1, "max">,
     I32EnumAttrCase<"Min", 2, "min">,
-    I32EnumAttrCase<"Cas", 3, "cas">]> {
+    I32EnumAttrCase<"Cas", 3, "cas">,
+    // max/min of unsigned elements (u32, u64): compared unsigned.
+    I32EnumAttrCase<"UMax", 4, "umax">,
+    I32EnumAttrCase<"UMin", 5, "umin">]> {
   let cppNamespace = "::kuiper";
 }
 

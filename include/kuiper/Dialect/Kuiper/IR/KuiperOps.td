@@ -277,7 +277,10 @@ def Kuiper_AlignedOp : Kuiper_Op<"aligned", [Pure]> {
 
 def Kuiper_AtomicOp : Kuiper_Op<"atomic", [AttrSizedOperandSegments, Kuiper_MemoryAccessOpInterface]> {
   let summary = "atomic read-modify-write; returns the old value";
-  let description = [{ `kind` is `add`, `max`, `min` or `cas` (values: compare, new). }];
+  let description = [{
+    `kind` is `add`, `max`, `min` (signed, or floats), `umax`, `umin` (unsigned
+    integers) or `cas` (values: compare, new).
+  }];
   let arguments = (ins Kuiper_AtomicKind:$kind,
                        Arg<Kuiper_MemoryType, "the memory updated", [MemRead, MemWrite]>:$ref,
                        Variadic<AnyInteger>:$indices,
