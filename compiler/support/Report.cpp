@@ -249,6 +249,37 @@ std::string Report::toSARIF(const std::vector<Report> &reports,
 
   std::ostringstream os;
   Writer w(os);
+  // The "level", "message" and "locations" of a result or a notification
+  // (line 0: the file only).
+  auto located = [&](const char *level, const std::string &text, const std::string &uri,
+                     int line, int col) {
+    w.field("level", quote(level));
+    w.key("message");
+    w.open('{');
+    w.field("text", quote(text));
+    w.close('}');
+    w.key("locations");
+    w.open('[');
+    w.key("");
+    w.open('{');
+    w.key("physicalLocation");
+    w.open('{');
+    w.key("artifactLocation");
+    w.open('{');
+    w.field("uri", quote(uri));
+    w.close('}');
+    if (line > 0) {
+      w.key("region");
+      w.open('{');
+      w.field("startLine", std::to_string(line));
+      if (col > 0)
+        w.field("startColumn", std::to_string(col));
+      w.close('}');
+    }
+    w.close('}');
+    w.close('}');
+    w.close(']');
+  };
   w.open('{');
   w.field("version", quote("2.1.0"));
   w.field("$schema", quote("https://json.schemastore.org/sarif-2.1.0.json"));
@@ -301,32 +332,8 @@ std::string Report::toSARIF(const std::vector<Report> &reports,
         w.open('{');
         w.field("ruleId", quote(checkName(c.id)));
         w.field("ruleIndex", std::to_string(ruleIndex(c.id)));
-        w.field("level", quote(c.status == CheckStatus::Failed ? "error" : "warning"));
-        w.key("message");
-        w.open('{');
-        w.field("text", quote(text));
-        w.close('}');
-        w.key("locations");
-        w.open('[');
-        w.key("");
-        w.open('{');
-        w.key("physicalLocation");
-        w.open('{');
-        w.key("artifactLocation");
-        w.open('{');
-        w.field("uri", quote(c.file.empty() ? report.file : c.file));
-        w.close('}');
-        if (c.line > 0) {
-          w.key("region");
-          w.open('{');
-          w.field("startLine", std::to_string(c.line));
-          if (c.col > 0)
-            w.field("startColumn", std::to_string(c.col));
-          w.close('}');
-        }
-        w.close('}');
-        w.close('}');
-        w.close(']');
+        located(c.status == CheckStatus::Failed ? "error" : "warning", text,
+                c.file.empty() ? report.file : c.file, c.line, c.col);
         w.close('}');
       }
   }
@@ -341,24 +348,7 @@ std::string Report::toSARIF(const std::vector<Report> &reports,
   for (const auto &[file, message] : fileErrors) {
     w.key("");
     w.open('{');
-    w.field("level", quote("error"));
-    w.key("message");
-    w.open('{');
-    w.field("text", quote(message));
-    w.close('}');
-    w.key("locations");
-    w.open('[');
-    w.key("");
-    w.open('{');
-    w.key("physicalLocation");
-    w.open('{');
-    w.key("artifactLocation");
-    w.open('{');
-    w.field("uri", quote(file));
-    w.close('}');
-    w.close('}');
-    w.close('}');
-    w.close(']');
+    located("error", message, file, 0, 0);
     w.close('}');
   }
   w.close(']');

@@ -255,6 +255,8 @@ LogicalResult AtomicOp::verify() {
       return emitOpError("values must have the element type");
   if (getType() != elt)
     return emitOpError("result must have the element type");
+  if ((getKind() == AtomicKind::UMax || getKind() == AtomicKind::UMin) && !isa<IntegerType>(elt))
+    return emitOpError("umax and umin take integer elements");
   if (auto b = dyn_cast<BufferType>(getRef().getType()); b && b.getAccess() == BufferAccess::In)
     return emitOpError("cannot update an 'in' buffer");
   return verifyIndices(*this, getRef().getType(), getIndices());

@@ -64,8 +64,20 @@ kuiper.kernel @atomic_kind block [32, 1, 1] attributes {arg_names = ["y", "n"]} 
   %c1 = arith.constant 1 : i32
   kuiper.launch grid(%c1, %c1, %c1) : i32, i32, i32
   %f = arith.constant 1.0 : f32
-  // expected-error @+1 {{enum values for attribute 'kind' [add, max, min, cas]}}
+  // expected-error @+1 {{enum values for attribute 'kind' [add, max, min, cas, umax, umin]}}
   %o = kuiper.atomic mul %y[%c1], %f : !kuiper.buffer<f32, 1, inout>, (i32), (f32) -> f32
+}
+
+// -----
+
+kuiper.kernel @atomic_umax_float block [32, 1, 1] attributes {arg_names = ["y", "n"]} {
+^bb0(%y: !kuiper.buffer<f32, 1, inout>, %n: i32):
+  kuiper.shape %y [%n] : !kuiper.buffer<f32, 1, inout>, i32
+  %c1 = arith.constant 1 : i32
+  kuiper.launch grid(%c1, %c1, %c1) : i32, i32, i32
+  %f = arith.constant 1.0 : f32
+  // expected-error @+1 {{umax and umin take integer elements}}
+  %o = kuiper.atomic umax %y[%c1], %f : !kuiper.buffer<f32, 1, inout>, (i32), (f32) -> f32
 }
 
 // -----
