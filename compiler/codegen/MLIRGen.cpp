@@ -1225,12 +1225,42 @@ private:
     Value step = e.args.size() > 3 ? expr(*e.args[3]) : intConst(l, lo.getType(), 1);
     if (e.name != "sum") {
       ReduceKind kind = *symbolizeReduceKind(e.name);
-      auto op = ReduceOp::create(b, l, type(e.type), kind, lo, hi, step);
+      // u32 terms compare unsigned: the fold runs over them zero-extended to
+      // i64, where the signed order is theirs (and an empty max/min, i64's
+      // smallest/largest, truncates to 0 / 2^32 - 1, u32's).
+      bool unsignedTerms = e.args[2]->type.scalar == A::ScalarKind::U32 && e.name != "prod";
+      bool arg = e.name == "argmax" || e.name == "argmin";
+      Type resultType = unsignedTerms && !arg ? Type(b.getI64Type()) : type(e.type);
+      auto op = ReduceOp::create(b, l, resultType, kind, lo, hi, step);
       op->setAttr("binder", b.getStringAttr(e.binder));
       fillRegion(op.getBody(), l, {lo.getType()}, [&](Block *blk) {
         values[e.binderDecl] = blk->getArgument(0);
-        return SmallVector<Value>{expr(*e.args[2])};
+        Value term = expr(*e.args[2]);
+        if (unsignedTerms)
+          term = arith::ExtUIOp::create(b, l, b.getI64Type(), term);
+        return SmallVector<Value>{term};
       });
+      if (unsignedTerms && !arg) {
+        // Back to u32's encoding (its bits read signed), as select and
+        // compare so that every layer reads it alike: an empty max is 0, an
+        // empty min 2^32 - 1; a value from 2^31 on is the value - 2^32.
+        auto i64 = [&](int64_t v) { return intConst(l, b.getI64Type(), v); };
+        Value m = op.getResult();
+        Value inRange =
+            kind == ReduceKind::Max
+                ? arith::SelectOp::create(
+                      b, l, arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, m, i64(0)),
+                      i64(0), m)
+                : arith::SelectOp::create(
+                      b, l,
+                      arith::CmpIOp::create(b, l, arith::CmpIPredicate::sgt, m, i64(0xffffffffLL)),
+                      i64(0xffffffffLL), m);
+        Value high =
+            arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, inRange, i64(1LL << 31));
+        Value encoded = arith::SelectOp::create(
+            b, l, high, arith::SubIOp::create(b, l, inRange, i64(1LL << 32)), inRange);
+        return arith::TruncIOp::create(b, l, type(e.type), encoded);
+      }
       return op;
     }
     auto op = SumOp::create(b, l, type(e.type), lo, hi, step);

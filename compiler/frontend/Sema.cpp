@@ -1495,6 +1495,11 @@ Type Sema::checkQuantOrSum(Expr &e, Type hint) {
     } else if (!isErr(bt) && e.name == "prod" && !bt.isFloat()) {
       error(startLoc(*e.args[2]), "body of 'prod' must be a float, found " + q(bt));
       bt = kNone;
+    } else if (!isErr(bt) && e.name != "sum" && bt.scalar == ScalarKind::U64) {
+      // u32 folds compare unsigned (through i64); u64 would need i128.
+      error(startLoc(*e.args[2]), q(what) + " over 'u64' terms is not supported (over 'u32' "
+                                  "it is; convert the terms, e.g. to 'f64')");
+      bt = kNone;
     }
     if (arg && !isErr(bt))
       bt = t; // the index of the extreme term, in the range's type

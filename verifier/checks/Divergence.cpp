@@ -47,9 +47,20 @@ void SymExec::checkUniformity() {
     o.message = "all 32 lanes of the warp take part in this collective";
     o.failMessage = "warp collective without a mask reached by lane A but not by lane B of the same warp";
     o.goal = renamed(cpc, {}, "@B", false);
-    if (size % 32 != 0)
-      o.goal = *o.goal && lin(A) / z.int_val(32) < z.int_val(size / 32);
     obligations.push_back(o);
+    if (size % 32 != 0) {
+      // A block whose size is no multiple of 32 has a partial last warp: a
+      // mask-less collective there names lanes that do not exist.
+      Obligation partial = o;
+      partial.assumptions = {threadRange(A), renamed(cpc, {}, "@A", false)};
+      partial.message = "no thread of the partial last warp reaches this mask-less collective";
+      partial.failMessage =
+          "warp collective without a mask reached in the block's partial last warp (a block of " +
+          std::to_string(size) + " threads: lanes " + std::to_string(size % 32) +
+          "..31 of its last warp do not exist); give it the mask of the lanes that exist";
+      partial.goal = lin(A) / z.int_val(32) < z.int_val(size / 32);
+      obligations.push_back(partial);
+    }
   }
   pc = savedPc;
 }

@@ -175,8 +175,9 @@ def Kuiper_ReduceOp : Kuiper_Op<"reduce", [Kuiper_SpecOnly, Pure, AllTypesMatch<
     `prod` is the left-to-right fold of `*` (1 over an empty range; the real
     product in approx clauses). `max`/`min` fold IEEE 754-2019 maximum/minimum
     (`fmaximum`/`fminimum`: a NaN term makes the result NaN, -0 < +0) for
-    floats, `max`/`min` for integers; over an empty range they are -inf/+inf
-    (the type's smallest/largest value for integers). `argmax`/`argmin`
+    floats, signed `max`/`min` for integers (`u32` terms come zero-extended
+    to i64); over an empty range they are -inf/+inf (the type's smallest/
+    largest value for integers). `argmax`/`argmin`
     return the index (the range's type) of the first term that is the
     maximum/minimum, a NaN counting as greater (argmax) or smaller (argmin)
     than every number and -0 equal to +0, as torch.argmax breaks ties; over an
