@@ -1500,6 +1500,12 @@ Type Sema::checkQuantOrSum(Expr &e, Type hint) {
       error(startLoc(*e.args[2]), q(what) + " over 'u64' terms is not supported (over 'u32' "
                                   "it is; convert the terms, e.g. to 'f64')");
       bt = kNone;
+    } else if (!isErr(bt) && e.name == "sum" && isUnsignedKind(bt.scalar)) {
+      // The exact sum would add the terms' signed readings (two terms of
+      // 2^31 summed to -2^32, which a u32 comparison reads as 0).
+      error(startLoc(*e.args[2]), "'sum' over " + q(bt) + " terms is not supported yet; "
+                                  "convert them, e.g. 'x[j] as i64'");
+      bt = kNone;
     }
     if (arg && !isErr(bt))
       bt = t; // the index of the extreme term, in the range's type

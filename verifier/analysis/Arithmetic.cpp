@@ -627,6 +627,13 @@ bool SymExec::execIntegerOp(Operation &op) {
   }
   if (isa<arith::DivUIOp, arith::RemUIOp, arith::ShRUIOp, arith::MinUIOp, arith::MaxUIOp>(op)) {
     unsigned w = op.getResult(0).getType().getIntOrFloatBitWidth();
+    // An element loaded from memory is in its type's range (otherwise any
+    // integer, and toUnsigned of 2^31 is no u32: a u32 max "failed" with a
+    // result of 16 no run shows), as for unsigned comparisons below; only
+    // loads: in a clause an integer may be past its type.
+    for (Value operand : op.getOperands())
+      if (isa_and_nonnull<LoadOp>(operand.getDefiningOp()))
+        facts = facts && typeRange(get(operand), operand.getType());
     z3::expr a = toUnsigned(get(op.getOperand(0)), w), b = toUnsigned(get(op.getOperand(1)), w);
     if (isa<arith::DivUIOp, arith::RemUIOp>(op) && !inSpec)
       addObligation(CheckId::Overflow, loc, "the divisor is not zero", "division by zero", b != 0);
