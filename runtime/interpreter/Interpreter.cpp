@@ -155,6 +155,7 @@ bool KernelInterpreter::bindParameters(const Args &args) {
       buffer.name = name;
       buffer.access = bufferType.getAccess();
       buffer.elementType = *elementType;
+      buffer.isUnsigned = kernel.isUnsignedArg(argument.getArgNumber());
       bind(host, argument,
            makeMemoryRef(RuntimeValue::Buffer, buffers.size()));
       // (u32/u64: the IR's integers are signless; the kernel says which are

@@ -65,6 +65,7 @@ struct GlobalBuffer {
   std::string name;
   BufferAccess access = BufferAccess::In;
   ElementType elementType;
+  bool isUnsigned = false; ///< u32/u64 elements (shown unsigned in messages)
   std::vector<int64_t> dims;
   uint8_t *data = nullptr; ///< the host buffer's bytes; null if not bound
   int64_t numElements = 0;

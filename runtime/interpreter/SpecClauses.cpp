@@ -175,11 +175,15 @@ std::string KernelInterpreter::describeFalseComparison(
   // coverage is known (its poison value may also have been computed from an
   // element never written, and stored).
   bool neverWritten = false;
+  // An unsigned comparison (ult, ..., uge), or one of a u32/u64 element or
+  // parameter, shows its operands unsigned.
+  bool asUnsigned = predicate.size() == 3 && predicate[0] == 'u';
   auto loaded = context.loadedFrom.find(lhsValue);
   if (loaded != context.loadedFrom.end()) {
     const ElementAddress &element = loaded->second;
     lhsText = element.text();
     const GlobalBuffer *buffer = element.buffer;
+    asUnsigned |= buffer && buffer->isUnsigned;
     if (buffer && buffer->access == BufferAccess::Out && element.address && buffer->data &&
         !buffer->written.empty()) {
       int64_t linear = (element.address - buffer->data) / element.elementType.byteSize;
@@ -188,14 +192,14 @@ std::string KernelInterpreter::describeFalseComparison(
     }
   } else if (auto argument = dyn_cast<BlockArgument>(lhsValue)) {
     if (auto kernelOp =
-            dyn_cast<KernelOp>(argument.getOwner()->getParentOp()))
+            dyn_cast<KernelOp>(argument.getOwner()->getParentOp())) {
       lhsText = cast<StringAttr>(kernelOp.getArgNames()[argument.getArgNumber()])
                     .str();
+      asUnsigned |= kernelOp.isUnsignedArg(argument.getArgNumber());
+    }
   }
   if (lhsText.empty())
     lhsText = "lhs";
-  // An unsigned comparison (ult, ..., uge) shows its operands unsigned.
-  bool asUnsigned = predicate.size() == 3 && predicate[0] == 'u';
   lhsText += " = " + formatValue(lhs, asUnsigned) + (neverWritten ? " (never written)" : "");
   // The comparison as the source writes it (`cols = 0, not > 0`), not
   // arith's predicate name (`sgt`).
