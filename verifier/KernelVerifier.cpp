@@ -1187,12 +1187,12 @@ void KernelVerifier::counterexample(z3::context &z, SymExec &ex, Obligation &o,
     c.counterexample.push_back({param.name, show(param.term, param.unsignedBits)});
   for (auto &ob : o.observables)
     c.counterexample.push_back({ob.name, show(ob.term, ob.unsignedBits)});
-  std::map<std::string, unsigned> memNames; // name -> unsigned width or 0
-  for (auto &[key, mi] : ex.mems)
-    memNames[mi.name] = mi.unsignedBits();
   std::set<std::string> names;
-  for (auto &[name, bits] : memNames)
-    names.insert(name);
+  std::map<std::string, unsigned> unsignedBits; // of each memory's elements, or 0
+  for (auto &[key, mi] : ex.mems) {
+    names.insert(mi.name);
+    unsignedBits[mi.name] = mi.unsignedBits();
+  }
   std::set<unsigned> seen;
   std::vector<z3::expr> reads;
   for (auto &a : o.assumptions)
@@ -1212,7 +1212,7 @@ void KernelVerifier::counterexample(z3::context &z, SymExec &ex, Obligation &o,
     std::string name = solver::readName(r, m);
     if (!outside && shown.insert(name).second)
       c.counterexample.push_back(
-          {name, solver::valueText(m.eval(r, true), memNames[r.decl().name().str()])});
+          {name, solver::valueText(m.eval(r, true), unsignedBits[r.decl().name().str()])});
   }
   if (o.id == CheckId::Coverage && !o.observables.empty() && !o.memoryName.empty()) {
     std::string element;

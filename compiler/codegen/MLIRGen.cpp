@@ -486,8 +486,7 @@ private:
     SmallVector<bool> isUnsigned;
     for (const auto &p : k.params) {
       names.push_back(p->name);
-      isUnsigned.push_back(p->type.scalar == A::ScalarKind::U32 ||
-                           p->type.scalar == A::ScalarKind::U64);
+      isUnsigned.push_back(p->type.isUnsigned());
       if (p->kind == A::DeclKind::BufferParam) {
         BufferAccess acc = p->access == A::Access::In    ? BufferAccess::In
                            : p->access == A::Access::Out ? BufferAccess::Out
@@ -1136,9 +1135,8 @@ private:
         vals.push_back(arg(i));
       std::optional<AtomicKind> kind = symbolizeAtomicKind(f.substr(7));
       // u32/u64 elements compare unsigned (atom.max.u32, CUDA's atomicMax).
-      bool isUnsigned = ref.decl && (ref.decl->type.scalar == A::ScalarKind::U32 ||
-                                     ref.decl->type.scalar == A::ScalarKind::U64);
-      if (kind && isUnsigned && (*kind == AtomicKind::Max || *kind == AtomicKind::Min))
+      if (kind && ref.decl && ref.decl->type.isUnsigned() &&
+          (*kind == AtomicKind::Max || *kind == AtomicKind::Min))
         kind = *kind == AtomicKind::Max ? AtomicKind::UMax : AtomicKind::UMin;
       if (!kind) {
         emitError(l, "internal: unknown atomic '" + f + "'");

@@ -40,6 +40,9 @@ struct Type {
   bool isSigned() const {
     return scalar == ScalarKind::I32 || scalar == ScalarKind::I64;
   }
+  bool isUnsigned() const {
+    return scalar == ScalarKind::U32 || scalar == ScalarKind::U64;
+  }
   bool isFloat() const {
     return rank == 0 && (scalar == ScalarKind::F16 || scalar == ScalarKind::BF16 ||
                          scalar == ScalarKind::F32 || scalar == ScalarKind::F64);

@@ -127,10 +127,6 @@ int64_t wrapTo(i128 v, ScalarKind k) {
   }
 }
 
-bool isUnsignedKind(ScalarKind k) {
-  return k == ScalarKind::U32 || k == ScalarKind::U64;
-}
-
 struct Scope {
   std::unordered_map<std::string, Decl *> names;
 };
@@ -547,7 +543,7 @@ void Sema::checkKernel(KernelDecl &k) {
         error(startLoc(*d), "block dimension must be a compile-time constant");
         ok = false;
       } else if (*d->constValue <= 0 ||
-                 (isUnsignedKind(d->type.scalar) && *d->constValue < 0)) {
+                 (d->type.isUnsigned() && *d->constValue < 0)) {
         error(startLoc(*d), "block dimension must be positive, found " +
                           std::to_string(*d->constValue));
         ok = false;
@@ -664,7 +660,7 @@ void Sema::checkStmt(Stmt &s) {
       if (isErr(t))
         continue;
       if (!t.isInt() || !dim->constValue || *dim->constValue <= 0 ||
-          (isUnsignedKind(t.scalar) && *dim->constValue < 0))
+          (t.isUnsigned() && *dim->constValue < 0))
         error(startLoc(*dim),
               "shared array dimension must be a positive compile-time constant");
       else
@@ -1500,7 +1496,7 @@ Type Sema::checkQuantOrSum(Expr &e, Type hint) {
       error(startLoc(*e.args[2]), q(what) + " over 'u64' terms is not supported (over 'u32' "
                                   "it is; convert the terms, e.g. to 'f64')");
       bt = kNone;
-    } else if (!isErr(bt) && e.name == "sum" && isUnsignedKind(bt.scalar)) {
+    } else if (!isErr(bt) && e.name == "sum" && bt.isUnsigned()) {
       // The exact sum would add the terms' signed readings (two terms of
       // 2^31 summed to -2^32, which a u32 comparison reads as 0).
       error(startLoc(*e.args[2]), "'sum' over " + q(bt) + " terms is not supported yet; "
@@ -1583,7 +1579,7 @@ void Sema::fold(Expr &e) {
         return;
       }
       if (op == "<<") {
-        if (x < 0 && !isUnsignedKind(k)) {
+        if (x < 0 && !e.type.isUnsigned()) {
           error(e.loc, "left shift of a negative value in constant expression");
           return;
         }

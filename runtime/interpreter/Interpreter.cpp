@@ -161,7 +161,7 @@ bool KernelInterpreter::bindParameters(const Args &args) {
       // (u32/u64: the IR's integers are signless; the kernel says which are
       // unsigned, so that host buffers show them so.)
       std::string typeName = elementType->name;
-      if (kernel.isUnsignedArg(argument.getArgNumber()) && typeName[0] == 'i')
+      if (buffer.isUnsigned && typeName[0] == 'i')
         typeName[0] = 'u';
       launch.bufferTypes[name] = {typeName,
                                   stringifyBufferAccess(buffer.access).str()};

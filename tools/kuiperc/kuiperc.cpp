@@ -115,11 +115,9 @@ struct Options {
   bool failFast = false;
   bool noVectorize = false;
   bool debugInfo = false;
-  /// --launch: scalar arguments (name, text) whose launch shapes to print.
   /// --launch: scalar arguments (name, text) whose launch shapes to print,
   /// from every --launch option (each name once).
-  using LaunchArgs = std::vector<std::pair<std::string, std::string>>;
-  LaunchArgs launchArgs;
+  std::vector<std::pair<std::string, std::string>> launchArgs;
   bool launch = false;
 };
 
@@ -372,7 +370,7 @@ int emitAST(const Options &o, const std::string &out) {
 /// One kernel's launch for the --launch arguments as a JSON object: grid and
 /// block from its launch clause, the buffers' shapes, whether requires holds.
 std::string launchJSON(const Module &module, const KernelInfo &kernel,
-                       const Options::LaunchArgs &launchArgs) {
+                       const Options &o) {
   std::ostringstream js;
   js << "{\"kernel\": " << jsonQuote(kernel.name);
   Args args;
@@ -380,7 +378,7 @@ std::string launchJSON(const Module &module, const KernelInfo &kernel,
     if (p.kind != ParamInfo::Scalar)
       continue;
     const std::string *text = nullptr;
-    for (const auto &[name, value] : launchArgs)
+    for (const auto &[name, value] : o.launchArgs)
       if (name == p.name)
         text = &value;
     ScalarValue v;
@@ -435,7 +433,7 @@ int printLaunches(const Module &module, const Options &o) {
   }
   std::cout << "{\"launches\": [";
   for (size_t i = 0; i < module.kernels().size(); ++i)
-    std::cout << (i ? ", " : "") << launchJSON(module, module.kernels()[i], o.launchArgs);
+    std::cout << (i ? ", " : "") << launchJSON(module, module.kernels()[i], o);
   std::cout << "]}\n";
   return Verified;
 }
