@@ -1,7 +1,7 @@
 //===- Lowering.cpp - kuiper IR to LLVM IR and PTX ------------------------===//
 //
 // The lowering pipeline, built here and nowhere else:
-//   clone -> kuiper-erase-specs -> canonicalize, cse
+//   clone -> kuiper-math-to-libcall -> kuiper-erase-specs -> canonicalize, cse
 //   -> convert-kuiper-to-llvm (compiler/conversion/KuiperToLLVM)
 //   -> scf to cf, math/arith/cf/memref/ub to LLVM, reconcile casts
 //   -> LLVM IR -> libdevice, internalize, O3 -> PTX (compiler/target/NVPTX)
@@ -158,6 +158,9 @@ std::string commentLines(const std::string &text) {
 } // namespace
 
 void buildKuiperToLLVMPipeline(OpPassManager &pm) {
+  // (First: any folding, the canonicalizer's or erase-specs' greedy driver's,
+  // would evaluate `erf(0.3)` with the host's libm.)
+  pm.addPass(createConvertMathToLibCall());
   pm.addPass(createKuiperEraseSpecs());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

@@ -6,8 +6,17 @@
 //===----------------------------------------------------------------------===//
 #include "PatternUtils.h"
 
+#include "kuiper/Conversion/KuiperToLLVM/KuiperToLLVM.h"
+#include "kuiper/Conversion/Passes.h"
+#include "kuiper/Target/TargetInfo.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+
+namespace kuiper {
+#define GEN_PASS_DEF_CONVERTMATHTOLIBCALL
+#include "kuiper/Conversion/Passes.h.inc"
+} // namespace kuiper
 
 using namespace mlir;
 
@@ -61,6 +70,39 @@ struct MathOpToLibCall : ConversionPattern {
 
 private:
   const TargetInfo &targetInfo;
+};
+
+/// The math ops of the target's library as calls, before the canonicalizer
+/// can fold them with the host's (Passes.td).
+struct ConvertMathToLibCallPass
+    : public impl::ConvertMathToLibCallBase<ConvertMathToLibCallPass> {
+  using ConvertMathToLibCallBase::ConvertMathToLibCallBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    std::unique_ptr<TargetInfo> targetInfo = createTargetInfo(target);
+    if (!targetInfo) {
+      module.emitError("unknown GPU target '") << target << "'";
+      return signalPassFailure();
+    }
+    MLIRContext *ctx = &getContext();
+    KuiperToLLVMTypeConverter converter(ctx, *targetInfo);
+    RewritePatternSet patterns(ctx);
+    populateMathToLibCallPatterns(converter, patterns, *targetInfo);
+    ConversionTarget conversionTarget(*ctx);
+    conversionTarget.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
+    conversionTarget.addLegalDialect<LLVM::LLVMDialect, arith::ArithDialect>();
+    conversionTarget.addDynamicallyLegalDialect<math::MathDialect>([&](Operation *op) {
+      return targetInfo->getMathFunctionName(op->getName().getStringRef(), /*isDouble=*/false)
+          .empty();
+    });
+    // (The conversion driver folds an illegal op before trying patterns by
+    // default: `math.erf` of a constant with the host's libm, again.)
+    ConversionConfig config;
+    config.foldingMode = DialectConversionFoldingMode::Never;
+    if (failed(applyPartialConversion(module, conversionTarget, std::move(patterns), config)))
+      signalPassFailure();
+  }
 };
 
 } // namespace

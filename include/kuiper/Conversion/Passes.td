@@ -33,4 +33,32 @@ def ConvertKuiperToLLVM : Pass<"convert-kuiper-to-llvm", "mlir::ModuleOp"> {
   ];
 }
 
+def ConvertMathToLibCall : Pass<"kuiper-math-to-libcall", "mlir::ModuleOp"> {
+  let summary = "Math ops as calls of the target's math library, before any folding";
+  let description = [{
+    Turns the math ops the target's math library has a function for into
+    calls of it (libdevice for `nvptx`), as `convert-kuiper-to-llvm` does,
+    so that the canonicalizer after `--kuiper-erase-specs` cannot fold them:
+    upstream's folders evaluate `math.erf`, `math.tanh`, `math.log` and
+    `math.exp` of a constant with the host's C library, whose results differ
+    from the library the kernel calls for other operands (`erf(0.3)` folded
+    to 0x3EA841C5, `__nv_erff` gives 0x3EA841C4), while the proof takes both
+    for the one function.
+
+    ```mlir
+    %e = math.erf %c : f32
+    // becomes
+    %e = llvm.call @__nv_erff(%c) : (f32) -> f32
+    ```
+  }];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"nvptx\"",
+           "The GPU target whose math library the kernels call (nvptx)">,
+  ];
+  let dependentDialects = [
+    "mlir::LLVM::LLVMDialect",
+    "mlir::arith::ArithDialect",
+  ];
+}
+
 #endif // KUIPER_CONVERSION_PASSES
