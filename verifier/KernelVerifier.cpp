@@ -624,12 +624,15 @@ constexpr size_t kMinInstances = 64, kMaxInstances = 4096, kMaxCongruent = 8;
 
 /// An obligation's query: its assumptions (assumptionsOf) and the negated
 /// goal, with the ground instances and congruences they call for
-/// (Instances.cpp).
-static std::vector<z3::expr> queryOf(const Obligation &o, std::vector<z3::expr> assumptions) {
+/// (Instances.cpp) and the ranges of the integer elements it reads.
+static std::vector<z3::expr> queryOf(const SymExec &ex, const Obligation &o,
+                                     std::vector<z3::expr> assumptions) {
   std::vector<z3::expr> asserts = std::move(assumptions);
   asserts.push_back(!*o.goal);
   z3::context &z = o.goal->ctx();
   for (auto &f : solver::groundInstances(z, asserts, kMinInstances, kMaxInstances))
+    asserts.push_back(f);
+  for (auto &f : ex.contentsRanges(asserts))
     asserts.push_back(f);
   for (auto &f : solver::congruences(z, asserts, kMaxCongruent))
     asserts.push_back(f);
@@ -637,7 +640,7 @@ static std::vector<z3::expr> queryOf(const Obligation &o, std::vector<z3::expr> 
 }
 
 static std::vector<z3::expr> queryOf(SymExec &ex, const Obligation &o) {
-  return queryOf(o, assumptionsOf(ex, o));
+  return queryOf(ex, o, assumptionsOf(ex, o));
 }
 
 std::vector<solver::Query> KernelVerifier::buildQueries(z3::context &z, SymExec &ex,
@@ -673,7 +676,7 @@ std::vector<solver::Query> KernelVerifier::buildQueries(z3::context &z, SymExec 
     if (q.trivial && !opts.keepSMT)
       continue;
     std::vector<z3::expr> assumptions = assumptionsOf(ex, o);
-    std::vector<z3::expr> asserts = queryOf(o, assumptions);
+    std::vector<z3::expr> asserts = queryOf(ex, o, assumptions);
     // Bounds of the integer terms settle most obligations of a map-shaped
     // kernel before any SMT text is printed (a proof; Intervals.cpp).
     q.proved = solver::refutedByIntervals(asserts);

@@ -12,6 +12,8 @@
 
 #include <cmath>
 #include <cstdio>
+#include <functional>
+#include <optional>
 #include <map>
 #include <set>
 #include <unordered_map>
@@ -171,6 +173,25 @@ private:
     Loc loc;
   };
   std::map<FnDecl *, std::vector<CallSite>> callGraph;
+  /// While a kernel's requires or ensures is checked, which: those clauses
+  /// are about the whole launch, so no thread's ids may occur in them.
+  const char *launchClause = nullptr;
+  /// Where each fn first uses a thread's ids (`threadIdx`, `blockIdx`,
+  /// `laneid`, `warpid`), and where it first passes a barrier or uses a warp
+  /// collective or atomic (in its body).
+  std::map<FnDecl *, Loc> threadIdUse, collectiveUse;
+  /// Calls of fns in specifications: a collective cannot run there, and a
+  /// kernel's requires or ensures cannot read a thread's ids through an fn
+  /// any more than directly (`requires threadIdx.x < 100` was assumed of
+  /// every thread, checked of none, and hid threads 100..255 writing out of
+  /// bounds).
+  struct SpecCall {
+    FnDecl *callee;
+    Loc loc;
+    const char *launchClause;
+  };
+  std::vector<SpecCall> specCalls;
+  void checkSpecCalls();
 
   void error(const Loc &l, const std::string &msg) { diags.error(l, msg); }
 
@@ -317,6 +338,7 @@ bool Sema::run() {
     if (diags.errorCount() >= kMaxErrors)
       return false;
   }
+  checkSpecCalls();
   pop();
   return diags.errorCount() == startErrors;
 }
@@ -416,6 +438,39 @@ bool Sema::endsInReturn(const std::vector<StmtPtr> &body) {
   case StmtKind::If:
     return s.hasElse && endsInReturn(s.body) && endsInReturn(s.elseBody);
   default: return false;
+  }
+}
+
+void Sema::checkSpecCalls() {
+  // The first use in `f` or in what it calls, transitively (recursion was
+  // reported already; `seen` keeps a cycle from looping).
+  std::function<std::optional<Loc>(FnDecl *, std::map<FnDecl *, Loc> &, std::set<FnDecl *> &)>
+      find = [&](FnDecl *f, std::map<FnDecl *, Loc> &uses,
+                 std::set<FnDecl *> &seen) -> std::optional<Loc> {
+    if (!seen.insert(f).second)
+      return std::nullopt;
+    if (auto it = uses.find(f); it != uses.end())
+      return it->second;
+    for (const CallSite &c : callGraph[f])
+      if (auto l = find(c.callee, uses, seen))
+        return l;
+    return std::nullopt;
+  };
+  for (const SpecCall &c : specCalls) {
+    std::set<FnDecl *> seen;
+    if (auto l = find(c.callee, collectiveUse, seen)) {
+      error(c.loc, "fn " + q(c.callee->name) +
+                       " cannot be used in a specification: it passes a barrier or uses a "
+                       "warp collective or an atomic (line " + std::to_string(l->line) + ")");
+      continue;
+    }
+    seen.clear();
+    if (c.launchClause)
+      if (auto l = find(c.callee, threadIdUse, seen))
+        error(c.loc, "a kernel's '" + std::string(c.launchClause) +
+                         "' is about the whole launch, not one thread: fn " +
+                         q(c.callee->name) + " reads a thread's ids (line " +
+                         std::to_string(l->line) + ")");
   }
 }
 
@@ -583,10 +638,14 @@ void Sema::checkKernel(KernelDecl &k) {
                           q(d->type));
     }
   }
+  launchClause = "requires";
   checkSpecClauses(k.requires_, false);
+  launchClause = nullptr;
   checkAccessRanges(k, k.reads, false);
   checkAccessRanges(k, k.writes, true);
+  launchClause = "ensures";
   checkSpecClauses(k.ensures, true);
+  launchClause = nullptr;
   checkBody(k.body);
   pop();
   kernel = nullptr;
@@ -727,6 +786,8 @@ void Sema::checkStmt(Stmt &s) {
     checkBody(s.body);
     return;
   case StmtKind::Barrier:
+    if (fn)
+      collectiveUse.emplace(fn, s.loc);
     if (s.cond)
       checkSpecExpr(*s.cond, false);
     return;
@@ -1017,6 +1078,17 @@ Type Sema::checkName(Expr &e) {
 
 Type Sema::checkBuiltinVar(Expr &e) {
   std::string full = e.member.empty() ? e.name : e.name + "." + e.member;
+  bool threadId = e.name == "threadIdx" || e.name == "blockIdx" || e.name == "laneid" ||
+                  e.name == "warpid";
+  if (threadId && launchClause) {
+    error(e.loc, "a kernel's '" + std::string(launchClause) +
+                     "' is about the whole launch, not one thread: " + q(full) +
+                     " cannot be used there (quantify over the elements instead, e.g. "
+                     "'forall i in 0..n: ...')");
+    return kNone;
+  }
+  if (threadId && fn)
+    threadIdUse.emplace(fn, e.loc);
   if (restrict != Restrict::None &&
       !(restrict == Restrict::Params && e.name == "blockDim" && kernel)) {
     if (restrict == Restrict::Params)
@@ -1275,6 +1347,8 @@ Type Sema::checkCall(Expr &e, Type hint) {
         error(startLoc(*e.mask), "mask must be 'u32' or 'i32', found " + q(mt));
     }
   }
+  if ((isCollective(k) || k == BKind::Atomic || k == BKind::AtomicCas) && fn && !spec)
+    collectiveUse.emplace(fn, e.loc);
   if ((isCollective(k) || k == BKind::Atomic || k == BKind::AtomicCas) &&
       (spec || restrict != Restrict::None)) {
     error(e.loc, q(e.name) + " cannot be used in " +
@@ -1418,6 +1492,8 @@ Type Sema::checkUserCall(Expr &e) {
   e.callee = f;
   if (fn)
     callGraph[fn].push_back({f, e.loc});
+  if (spec)
+    specCalls.push_back({f, e.loc, launchClause});
   bool bad = false;
   if (e.args.size() != f->params.size()) {
     error(e.loc, q(e.name) + " expects " + std::to_string(f->params.size()) +

@@ -97,6 +97,10 @@ bool KernelInterpreter::checkInvariants(Region &invariants,
     anyExact |= !invariant.getApprox();
   });
   bool wasInSpec = context.inSpec, wasApprox = context.approx;
+  // A loop inside a clause (an fn's, called in an `ensures` under a
+  // `forall`) keeps the outer quantifiers' bound variables: clearing them
+  // made the outer quantifier pop from an empty list (a crash).
+  size_t outerBinders = wasInSpec ? context.binders.size() : 0;
   context.inSpec = true;
   context.invariantOnEntry = onEntry;
   // The exact invariants in IEEE arithmetic, the approx ones over the reals
@@ -110,8 +114,9 @@ bool KernelInterpreter::checkInvariants(Region &invariants,
     context.approx = approx;
     context.invariantsOfKind = anyApprox && anyExact ? std::optional<bool>(approx) : std::nullopt;
     context.clauseFailure.clear();
-    context.binders.clear();
-    context.whyFalse.clear();
+    context.binders.resize(outerBinders);
+    if (!wasInSpec)
+      context.whyFalse.clear();
     SmallVector<RuntimeValue, 1> yielded;
     ok = evaluateRegion(invariants, arguments, context, yielded);
     if (!ok)
@@ -120,6 +125,7 @@ bool KernelInterpreter::checkInvariants(Region &invariants,
   context.invariantsOfKind.reset();
   context.inSpec = wasInSpec;
   context.approx = wasApprox;
+  context.binders.resize(std::min(context.binders.size(), outerBinders));
   return ok;
 }
 

@@ -3,6 +3,7 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "llvm/ADT/StringExtras.h"
 #include <cmath>
+#include <unordered_set>
 
 using namespace mlir;
 using namespace kuiper;
@@ -435,6 +436,39 @@ z3::expr SymExec::typeRange(const z3::expr &v, Type t) const {
   return v >= z.int_val(signedMin(w)) && v <= z.int_val(signedMax(w));
 }
 
+z3::func_decl SymExec::contentsFn(z3::func_decl fn, const MemInfo &mi) {
+  // (Unsigned buffers only, whose reading depends on the sign of the
+  // encoding: for signed ones the ranges slowed two i32 block scans past
+  // their limits, 0.4 s -> unknown, and gave nothing a proof needed.)
+  if (mi.isUnsigned && !typeRange(z.int_val(0), mi.elemType).is_true())
+    contentsFns.emplace(Z3_get_func_decl_id(z, fn), mi.elemType);
+  return fn;
+}
+
+std::vector<z3::expr> SymExec::contentsRanges(const std::vector<z3::expr> &asserts) const {
+  std::vector<z3::expr> out;
+  if (contentsFns.empty())
+    return out;
+  std::unordered_set<unsigned> visited;
+  std::vector<z3::expr> stack(asserts.begin(), asserts.end());
+  while (!stack.empty()) {
+    z3::expr e = stack.back();
+    stack.pop_back();
+    // (Not inside a quantifier: a read at a bound variable is no term of
+    // its own; the ground instances taken of it are.)
+    if (!e.is_app() || !visited.insert(e.id()).second)
+      continue;
+    if (e.num_args() > 0) {
+      auto fn = contentsFns.find(Z3_get_func_decl_id(z, e.decl()));
+      if (fn != contentsFns.end())
+        out.push_back(typeRange(e, fn->second));
+    }
+    for (unsigned i = 0; i < e.num_args(); ++i)
+      stack.push_back(e.arg(i));
+  }
+  return out;
+}
+
 z3::expr SymExec::xorBit(const z3::expr &a, int64_t bit) const {
   z3::expr masked = z.int_val(bit) * z3::mod(a / z.int_val(bit), z.int_val(2));
   return a + z.int_val(bit) - 2 * masked;
@@ -591,6 +625,21 @@ z3::expr SymExec::floatOp(Operation &op) {
 }
 
 z3::expr SymExec::toUnsigned(z3::expr v, unsigned w) {
+  // The unsigned reading of a code value that toSigned(r, w) made of an
+  // unsigned op's result r (in [0, 2^w): its operands are values of their
+  // type) is r, on any lane's copy of it: a u32 warp maximum's five rounds
+  // nested both conversions 31 times (28 s; now 1 s). Not in a clause, where
+  // an integer may be past its type.
+  if (!inSpec && v.is_app() && v.decl().decl_kind() == Z3_OP_ITE) {
+    z3::expr cond = v.arg(0), wrapped = v.arg(1), r = v.arg(2);
+    int64_t half = 0, full = 0;
+    if (cond.is_app() && cond.decl().decl_kind() == Z3_OP_GE && z3::eq(cond.arg(0), r) &&
+        wrapped.is_app() && wrapped.decl().decl_kind() == Z3_OP_SUB && wrapped.num_args() == 2 &&
+        z3::eq(wrapped.arg(0), r) && w < 63 && cond.arg(1).is_numeral_i64(half) &&
+        wrapped.arg(1).is_numeral_i64(full) && half == (int64_t(1) << (w - 1)) &&
+        full == (int64_t(1) << w))
+      return r;
+  }
   if (w >= 64)
     return z3::ite(v < 0, v + z.int_val("18446744073709551616"), v);
   return z3::ite(v < 0, v + z.int_val((int64_t)(uint64_t(1) << w)), v);

@@ -170,8 +170,11 @@ void SymExec::havocLoop(const std::set<const void *> &modified,
       if (z3::expr r = typeRange(v, type.getElementType()); !r.is_true())
         facts = facts && r;
   }
+  // (A shared array declared in the loop's body is not there yet: each pass
+  // declares it afresh, with contents about which nothing is known.)
   for (const void *mem : written)
-    state[mem] = havocMemory(mem);
+    if (mems.count(mem))
+      state[mem] = havocMemory(mem);
 }
 
 /// The number of barriers one pass through `block` reaches, when it is the same

@@ -1118,8 +1118,9 @@ MemRef SymExec::havocMemory(const void *mem) {
     sorts.push_back(z.int_sort());
   for (size_t i = 0; i < mi.dims.size(); ++i)
     sorts.push_back(z.int_sort());
-  node->fn = z.function((mi.name + "!havoc" + std::to_string(freshIds++)).c_str(), sorts,
-                        sortOf(mi.elemType));
+  node->fn = contentsFn(z.function((mi.name + "!havoc" + std::to_string(freshIds++)).c_str(), sorts,
+                                   sortOf(mi.elemType)),
+                        mi);
   for (auto &t : threadVars)
     node->prefix.push_back(t);
   for (unsigned k : iterScope)
@@ -1169,7 +1170,7 @@ bool SymExec::execMemoryOp(Operation &op) {
       sorts.push_back(z.int_sort());
     for (size_t i = 0; i < s.getType().getShape().size(); ++i)
       sorts.push_back(z.int_sort());
-    node->fn = z.function((mi.name + "!init").c_str(), sorts, sortOf(mi.elemType));
+    node->fn = contentsFn(z.function((mi.name + "!init").c_str(), sorts, sortOf(mi.elemType)), mi);
     node->perBlock = true;
     state[key(s)] = node;
     intervalStart[key(s)] = node;

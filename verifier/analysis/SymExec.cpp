@@ -308,7 +308,7 @@ void SymExec::run() {
       z3::sort_vector sorts(z);
       for (unsigned i = 0; i < bt.getRank(); ++i)
         sorts.push_back(z.int_sort());
-      node->fn = z.function(name.c_str(), sorts, sortOf(bt.getElementType()));
+      node->fn = contentsFn(z.function(name.c_str(), sorts, sortOf(bt.getElementType())), mi);
       state[key(a)] = node;
       continue;
     }

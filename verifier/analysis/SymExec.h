@@ -237,6 +237,10 @@ public:
   std::vector<z3::expr> scopeAssumptions(const Obligation &o) const;
   /// Valid facts about the terms that occur in `roots`.
   std::vector<z3::expr> relevantFacts(const std::vector<z3::expr> &roots, const Obligation &o) const;
+  /// The range of every element read through a contents function in `asserts`
+  /// (outside quantifiers): a u32 warp maximum's other lanes, reads the
+  /// loaded value's term fact did not follow into, were any integer.
+  std::vector<z3::expr> contentsRanges(const std::vector<z3::expr> &asserts) const;
   /// Monotonicity facts about the integer products in `roots`.
   std::vector<z3::expr> productFacts(const std::vector<z3::expr> &roots) const;
   /// Adds to `terms` the ids of the terms of `root` not seen before
@@ -376,6 +380,14 @@ private:
   /// what a loaded element, an atomic's old value or a local after a loop
   /// holds, whatever was stored there.
   z3::expr typeRange(const z3::expr &v, mlir::Type t) const;
+  /// The functions that stand for an unsigned buffer's contents (an input,
+  /// after a barrier, a loop or an atomic), by declaration id, with their
+  /// element type: every element they give is a value of that type, wherever
+  /// a substitution (another thread, another lane, a clause's instance) put
+  /// the read.
+  std::unordered_map<unsigned, mlir::Type> contentsFns;
+  /// `fn` is a contents function of the buffer `mi` (contentsFns).
+  z3::func_decl contentsFn(z3::func_decl fn, const MemInfo &mi);
   std::vector<Observable> params;
 
   // Values.

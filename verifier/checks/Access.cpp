@@ -110,8 +110,9 @@ void SymExec::execAccess(Operation *op, Value ref, ValueRange indices, Event::Ki
     z3::sort_vector sorts(z);
     for (size_t i = 0; i < idx.size(); ++i)
       sorts.push_back(z.int_sort());
-    node->fn = z.function((mi.name + "!atomic" + std::to_string(freshIds++)).c_str(), sorts,
-                          sortOf(mi.elemType));
+    node->fn = contentsFn(z.function((mi.name + "!atomic" + std::to_string(freshIds++)).c_str(), sorts,
+                                     sortOf(mi.elemType)),
+                          mi);
     atomicStates.insert(Z3_get_func_decl_id(z, *node->fn));
     state[mem] = node;
     return;

@@ -20,6 +20,10 @@ void SymExec::mergeInterval(const std::set<unsigned> &fixedIters, bool atSyncWar
   for (auto &[mem, evs] : writes) {
     if (!mems.at(mem).shared && mems.at(mem).access == BufferAccess::In)
       continue;
+    // A shared array declared in the other branch of a block-uniform `if`
+    // (not in this path's interval start): its writes are that branch's.
+    if (!intervalStart.count(mem))
+      continue;
     // Atomic updates (a histogram's `atomic_add(bins[v[i]], 1)`) have no one
     // writer to name: what the memory holds after the barrier is not
     // modelled, any value (as after the last atomic of a kernel).
@@ -133,8 +137,9 @@ void SymExec::execBarrier(BarrierOp op) {
         sorts.push_back(z.int_sort());
       for (size_t i = 0; i < mi.dims.size(); ++i)
         sorts.push_back(z.int_sort());
-      node->fn = z.function((mi.name + "!after_barrier" + std::to_string(freshIds++)).c_str(), sorts,
-                            sortOf(mi.elemType));
+      node->fn = contentsFn(z.function((mi.name + "!after_barrier" + std::to_string(freshIds++)).c_str(),
+                                        sorts, sortOf(mi.elemType)),
+                             mi);
       fresh.push_back(Z3_get_func_decl_id(z, *node->fn));
       state[mem] = node;
     }

@@ -92,11 +92,20 @@ void SymExec::loopInvariants(Region &region, std::optional<z3::expr> iv, bool ch
         // invariant: 60 ms -> undecided). (A local the loop assigns is not
         // bound: a lane's sum bound to its fold left a warp gemv's
         // butterfly undecided.)
+        // It was checked only for a thread still running, so it is known
+        // only of one: a thread that returned inside the loop need not
+        // satisfy it, and a fact about the loop's locals said of it too
+        // proved its missing stores (`invariant a != 12345 || j < m`, a
+        // return in the loop for a == 12345, and nothing written).
+        // Equations do not bind locals then (a binding holds on every path).
+        z3::expr running = runningFlag && locals.count(runningFlag) ? locals.at(runningFlag)
+                                                                    : z.bool_val(true);
+        bool mayHaveReturned = !running.simplify().is_true();
         if (!transferred(inv)) {
-          facts = facts && get(inv.getCond());
-          if (mode == FloatMode::Real)
+          facts = facts && z3::implies(running, get(inv.getCond()));
+          if (mode == FloatMode::Real && !mayHaveReturned)
             bindEqualLocals(inv.getCond(), modified);
-        } else if (!bindEqualLocals(inv.getCond(), {})) {
+        } else if (mayHaveReturned || !bindEqualLocals(inv.getCond(), {})) {
           exactClausesNotAssumed.push_back(srcLoc(inv.getLoc()));
         }
       }
