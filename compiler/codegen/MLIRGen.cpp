@@ -1198,9 +1198,28 @@ private:
 
   Value quant(const A::Expr &e, Location l) {
     Value lo = expr(*e.args[0]), hi = expr(*e.args[1]);
+    // A u32 range is unsigned: the quantifier runs over its bounds
+    // zero-extended to i64, and the body reads the bound variable in u32's
+    // encoding (its bits read signed: from 2^31 on, the value - 2^32), as
+    // select and compare so that every layer reads it alike.
+    bool unsignedRange = e.binderDecl->type.scalar == A::ScalarKind::U32;
+    Type rangeType = lo.getType();
+    if (unsignedRange) {
+      lo = arith::ExtUIOp::create(b, l, b.getI64Type(), lo);
+      hi = arith::ExtUIOp::create(b, l, b.getI64Type(), hi);
+    }
     auto fill = [&](Region &r) {
       fillRegion(r, l, {lo.getType()}, [&](Block *blk) {
-        values[e.binderDecl] = blk->getArgument(0);
+        Value i = blk->getArgument(0);
+        if (unsignedRange) {
+          Value high = arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, i,
+                                             intConst(l, b.getI64Type(), 1LL << 31));
+          Value encoded = arith::SelectOp::create(
+              b, l, high, arith::SubIOp::create(b, l, i, intConst(l, b.getI64Type(), 1LL << 32)),
+              i);
+          i = arith::TruncIOp::create(b, l, rangeType, encoded);
+        }
+        values[e.binderDecl] = i;
         return SmallVector<Value>{expr(*e.args[2])};
       });
     };

@@ -1530,6 +1530,15 @@ Type Sema::checkQuantOrSum(Expr &e, Type hint) {
                               q(t));
     t = kNone;
   }
+  // A u32 range is read unsigned by a quantifier (over it zero-extended to
+  // i64): `forall i in 0..m` for m = 4000000000 was empty, read signed.
+  // Sums and folds over such ranges, and u64 ranges, are not modelled yet.
+  if (!isErr(t) && t.isUnsigned() && (t.scalar == ScalarKind::U64 || e.kind == ExprKind::Sum)) {
+    error(startLoc(*e.args[0]), "a range of " + q(t) + " in " + q(what) +
+                                    " is not supported yet; convert the bounds, e.g. '0..(m "
+                                    "as i64)'");
+    t = kNone;
+  }
   bool bad = isErr(t);
   if (e.kind == ExprKind::Sum && e.args.size() > 3) {
     Type st = check(*e.args[3], isErr(t) ? kI32 : t);

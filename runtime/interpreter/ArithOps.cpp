@@ -158,6 +158,17 @@ bool evalSignedDivision(KernelInterpreter &in, Operation *op,
     return setResult(in, op, context, makeInteger(width, 0));
   }
   if (b == -1 && a == signExtend(1ull << (width - 1), width)) {
+    // In a clause integers never wrap (see evalAddSubMul): INT_MIN / -1 is
+    // 2^31 there, as the verifier reads it (a `requires a / b <= 0` wrapped
+    // to true for a = INT_MIN, b = -1, which the proof had excluded).
+    if (context.inSpec && Kind != SignedDivision::Rem) {
+      if (width >= 64)
+        return in.fail("an integer in the clause at " + locationOf(op) +
+                       " is past 64 bits: the clause cannot be evaluated exactly");
+      return setResult(in, op, context, makeInteger(64, (uint64_t)(-a)));
+    }
+    if (context.inSpec)
+      return setResult(in, op, context, makeInteger(width, 0));
     reportFault(in, op, context, v, "signed overflow");
     return setResult(in, op, context,
                      makeInteger(width, Kind == SignedDivision::Rem ? 0 : a));
@@ -464,6 +475,15 @@ bool evalIntegerCast(KernelInterpreter &in, Operation *op,
   if (!fetchOperands(in, op, context, v))
     return false;
   unsigned width = integerWidth(op->getResult(0).getType());
+  // In a clause a narrowing keeps the value (integers there never wrap, as
+  // the verifier reads them): `requires (a as i32) <= 100` is false for the
+  // i64 a = 2^32 + 5, which the proof had excluded and the launch admitted.
+  if (context.inSpec && !ZeroExtend && isa<arith::TruncIOp>(op) && width < 64) {
+    int64_t value = v.lhs.asSigned();
+    int64_t lo = -(int64_t(1) << (width - 1)), hi = (int64_t(1) << (width - 1)) - 1;
+    if (value < lo || value > hi)
+      return setResult(in, op, context, makeInteger(64, (uint64_t)value));
+  }
   return setResult(in, op, context,
                    makeInteger(width, ZeroExtend ? v.lhs.bits
                                                  : (uint64_t)v.lhs.asSigned()));
