@@ -149,6 +149,9 @@ struct Event {
   /// A read by an `assert`/`assume` (SymExec::specReadsRace): for the race
   /// check alone.
   bool spec = false;
+  /// A barrier contract's read of global memory: the barrier orders the
+  /// block's own threads, so it races only with other blocks' writes.
+  bool otherBlocksOnly = false;
   /// An atomic whose returned value is used, or a compare-and-swap: what the
   /// thread sees or leaves depends on the order the threads run in.
   bool orderDependent = false;
@@ -433,6 +436,9 @@ private:
   /// memory other threads write are paired in the race check like the
   /// code's (Event::spec), since what it reads must not be changing.
   bool specReadsRace = false;
+  /// Evaluating a barrier contract where it is checked: its reads of global
+  /// memory are paired with other blocks' writes (Event::otherBlocksOnly).
+  bool contractReadsRace = false;
   /// The variables of the quantifiers and sums being evaluated, with their
   /// ranges: a spec read's index may use them (the race check then asks for
   /// some value in range).

@@ -16,7 +16,9 @@ void SymExec::execAccess(Operation *op, Value ref, ValueRange indices, Event::Ki
     if (kind == Event::Read) {
       auto ov = overrideLoad.find(op);
       set(result, ov != overrideLoad.end() ? ov->second : read(state.at(mem), idx));
-      if (specReadsRace && !oldState && (mi.shared || mi.access != BufferAccess::In)) {
+      if (((specReadsRace && (mi.shared || mi.access != BufferAccess::In)) ||
+           (contractReadsRace && !mi.shared && mi.access != BufferAccess::In)) &&
+          !oldState) {
         z3::expr where = pc;
         for (const z3::expr &r : specRanges)
           where = where && r;
@@ -24,6 +26,7 @@ void SymExec::execAccess(Operation *op, Value ref, ValueRange indices, Event::Ki
                                                interval, iterScope, srcLoc(op->getLoc()),
                                                (unsigned)events.size(), dynInterval, warpPhase});
         e->spec = true;
+        e->otherBlocksOnly = contractReadsRace;
         events.push_back(std::move(e));
       }
     }
