@@ -101,10 +101,6 @@ bool KernelInterpreter::checkInvariants(Region &invariants,
   // `forall`) keeps the outer quantifiers' bound variables: clearing them
   // made the outer quantifier pop from an empty list (a crash).
   size_t outerBinders = wasInSpec ? context.binders.size() : 0;
-  // What an invariant reads counts in the race detector, as an assert's
-  // reads do (and as the verifier pairs them).
-  bool wasRace = context.specReadsRace;
-  context.specReadsRace = true;
   context.inSpec = true;
   context.invariantOnEntry = onEntry;
   // The exact invariants in IEEE arithmetic, the approx ones over the reals
@@ -130,7 +126,6 @@ bool KernelInterpreter::checkInvariants(Region &invariants,
   context.inSpec = wasInSpec;
   context.approx = wasApprox;
   context.binders.resize(std::min(context.binders.size(), outerBinders));
-  context.specReadsRace = wasRace;
   return ok;
 }
 

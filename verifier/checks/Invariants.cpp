@@ -67,13 +67,8 @@ void SymExec::loopInvariants(Region &region, std::optional<z3::expr> iv, bool ch
   while (!todo.empty())
     if (Operation *d = todo.pop_back_val().getDefiningOp(); d && d->getBlock() == &ib)
       need(d);
-  bool saved = inSpec, savedRace = specReadsRace;
+  bool saved = inSpec;
   inSpec = true;
-  // What an invariant reads where it is checked counts in the race check, as
-  // an assert's reads do: `invariant z[t + 1] == 0.0` while thread t + 1
-  // writes z[t + 1] in its loop held in the proof (a thread's own view of
-  // the interval) and not on the GPU.
-  specReadsRace = check;
   for (Operation &o : ib) {
     if (auto inv = dyn_cast<InvariantOp>(o)) {
       if (!applies(inv))
@@ -119,7 +114,6 @@ void SymExec::loopInvariants(Region &region, std::optional<z3::expr> iv, bool ch
     }
   }
   inSpec = saved;
-  specReadsRace = savedRace;
 }
 
 /// Whether the value of `v` reads the local `mem`.

@@ -121,7 +121,7 @@ void SymExec::raceChecks() {
       o.message = "no two threads access the same element of '" + mi.name + "' concurrently";
       o.failMessage = std::string("data race on ") + (mi.shared ? "shared '" : "global '") + mi.name + "': " +
                       (ww ? "two threads write"
-                          : a.spec || b.spec ? "an assert, assume, loop invariant or barrier contract of one thread reads, and "
+                          : a.spec || b.spec ? "an assert, assume or barrier contract of one thread reads, and "
                                                "another thread writes,"
                                              : "one thread writes and another reads") +
                       (mi.shared ? " the same element without a barrier between them"
