@@ -701,8 +701,20 @@ private:
     fillRegion(r, l, args, [&](Block *blk) {
       if (!args.empty())
         values[iv] = counter ? counter(blk->getArgument(0)) : blk->getArgument(0);
-      for (const auto &inv : s.invariants)
-        InvariantOp::create(b, loc(inv.loc), expr(*inv.cond), inv.approx);
+      // In an inlined fn that may return early, an invariant speaks of the
+      // fn while it runs: `(fn returned) || P`, checked and assumed so (a
+      // for loop goes on counting with its body skipped after the return,
+      // and a linear search's `invariant j <= t` failed there). The
+      // kernel's own `return` is the verifier's and executor's to guard.
+      bool fnMayReturn = flag && !flag.getDefiningOp()->hasAttr("kuiper.thread_running");
+      for (const auto &inv : s.invariants) {
+        Location il = loc(inv.loc);
+        Value cond = expr(*inv.cond);
+        if (fnMayReturn)
+          cond = arith::OrIOp::create(
+              b, il, arith::XOrIOp::create(b, il, loadLocal(il, flag), boolConst(il, true)), cond);
+        InvariantOp::create(b, il, cond, inv.approx);
+      }
       return SmallVector<Value>{};
     });
     spec = saved;
