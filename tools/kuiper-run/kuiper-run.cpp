@@ -31,6 +31,9 @@ struct Options {
   std::string file, kernel, inputs = "random", device = "cpu";
   std::vector<std::pair<std::string, std::string>> sets;
   uint64_t seed = 1;
+  /// The executor's operations at most (0: no limit): a kernel that does not
+  /// end stops with a message instead of running forever.
+  uint64_t maxSteps = 200'000'000;
   ExecOptions::Schedule schedule = ExecOptions::InOrder;
   bool check = false, json = false;
 };
@@ -38,7 +41,8 @@ struct Options {
 constexpr const char *kSynopsis =
     "usage: kuiper-run FILE [--kernel K] [--set NAME=VALUE ...] [--seed S]\n"
     "                  [--inputs random|edge|index|ramp] [--device cpu|cuda]\n"
-    "                  [--schedule inorder|reverse|random] [--check] [--json]\n";
+    "                  [--schedule inorder|reverse|random] [--check] [--json]\n"
+    "                  [--max-steps N]\n";
 
 /// The synopsis on stderr (after a usage error), or with every option
 /// described on stdout (--help).
@@ -65,6 +69,9 @@ void usage(bool full = false) {
          "  --check             check bounds, races, coverage, overflow and the ensures\n"
          "                      clauses of the run (exit status 1 when one fails)\n"
          "  --json              print the run as JSON on stdout\n"
+         "  --max-steps N       stop the CPU executor after N operations (default\n"
+         "                      200000000, 0 for no limit): a loop that does not end\n"
+         "                      stops with an error (exit status 3)\n"
          "  --help              print this help\n\n"
          "exit status: 0 ran (and every check passed), 1 a check failed, 2 bad input or\n"
          "options, 3 internal error\n";
@@ -135,6 +142,12 @@ static int parseArguments(int argc, char **argv, Options &o) {
       if (!value(v) || v.find('=') == std::string::npos)
         return bad("--set needs NAME=VALUE");
       o.sets.push_back({v.substr(0, v.find('=')), v.substr(v.find('=') + 1)});
+    } else if (a == "--max-steps") {
+      char *end = nullptr;
+      errno = 0;
+      if (!value(v) || v.empty() || v[0] == '-' ||
+          (o.maxSteps = std::strtoull(v.c_str(), &end, 0), *end || errno == ERANGE))
+        return bad("--max-steps needs a whole number, got '" + v + "'");
     } else if (a == "--seed") {
       char *end = nullptr;
       errno = 0;
@@ -211,12 +224,17 @@ int runKernel(const Options &o, const Module &mod, const KernelInfo &k,
   ExecOptions eo;
   eo.schedule = o.schedule;
   eo.seed = o.seed;
+  eo.maxSteps = o.maxSteps;
   eo.checks = o.check;
   if (o.device == "cpu" || o.check) {
     Args cpuArgs = args;
     Result<ExecResult> r = Executor(eo).run(mod, k.name, cpuArgs);
-    if (!r)
-      return fail(r.error().message, r.error().code == 3 ? 3 : 2);
+    if (!r) {
+      std::string why = r.error().message;
+      if (why.rfind("step limit of ", 0) == 0)
+        why += " (a loop that does not end? --max-steps N raises the limit, 0 removes it)";
+      return fail(why, r.error().code == 3 ? 3 : 2);
+    }
     out.result = *r;
     if (o.device == "cpu")
       args = std::move(cpuArgs);
