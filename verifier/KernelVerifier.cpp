@@ -556,9 +556,10 @@ bool KernelVerifier::verifyInMode(z3::context &z, FloatMode mode, KernelReport &
   for (const SymExec::ClauseRounding &r : ex.tolerances)
     report.tolerances.push_back(toleranceOf(r));
   if (mode == FloatMode::Real)
-    trusted.insert("approx clauses: proven over the reals assuming finite inputs; "
-                   "rounding bound reported per clause, assuming no overflow and no "
-                   "underflow (no subnormal results)");
+    trusted.insert("approx clauses: proven over the reals assuming finite inputs; a rounding "
+                   "bound reported for each clause (from the kernel's deepest rounding and "
+                   "coarsest format: an upper bound), assuming no overflow and no underflow "
+                   "(no subnormal results)");
   addResults(z, ex, queries, report);
   return true;
 }
