@@ -44,6 +44,16 @@ constexpr const char *kSynopsis =
     "                  [--schedule inorder|reverse|random] [--check] [--json]\n"
     "                  [--max-steps N]\n";
 
+/// `text` as a whole number (decimal, or 0x hexadecimal) that fits 64 bits.
+bool wholeNumber(const std::string &text, uint64_t &out) {
+  if (text.empty() || text[0] == '-')
+    return false;
+  char *end = nullptr;
+  errno = 0;
+  out = std::strtoull(text.c_str(), &end, 0);
+  return !*end && errno != ERANGE;
+}
+
 /// The synopsis on stderr (after a usage error), or with every option
 /// described on stdout (--help).
 void usage(bool full = false) {
@@ -143,16 +153,10 @@ static int parseArguments(int argc, char **argv, Options &o) {
         return bad("--set needs NAME=VALUE");
       o.sets.push_back({v.substr(0, v.find('=')), v.substr(v.find('=') + 1)});
     } else if (a == "--max-steps") {
-      char *end = nullptr;
-      errno = 0;
-      if (!value(v) || v.empty() || v[0] == '-' ||
-          (o.maxSteps = std::strtoull(v.c_str(), &end, 0), *end || errno == ERANGE))
+      if (!value(v) || !wholeNumber(v, o.maxSteps))
         return bad("--max-steps needs a whole number, got '" + v + "'");
     } else if (a == "--seed") {
-      char *end = nullptr;
-      errno = 0;
-      if (!value(v) || v.empty() || v[0] == '-' ||
-          (o.seed = std::strtoull(v.c_str(), &end, 0), *end || errno == ERANGE))
+      if (!value(v) || !wholeNumber(v, o.seed))
         return bad("--seed needs a whole number, got '" + v + "'");
     } else if (a == "--inputs") {
       if (!value(o.inputs) || (o.inputs != "random" && o.inputs != "edge" && o.inputs != "index" &&

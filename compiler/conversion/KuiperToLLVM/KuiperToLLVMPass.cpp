@@ -47,12 +47,7 @@ void configureKuiperToLLVMConversionTarget(ConversionTarget &target,
       .addLegalDialect<LLVM::LLVMDialect, arith::ArithDialect, scf::SCFDialect,
                        cf::ControlFlowDialect, ub::UBDialect>();
   target.addDynamicallyLegalDialect<math::MathDialect>(
-      [&targetInfo](Operation *op) {
-        return targetInfo
-            .getMathFunctionName(op->getName().getStringRef(),
-                                 /*isDouble=*/false)
-            .empty();
-      });
+      [&targetInfo](Operation *op) { return !isLibraryMathOp(op, targetInfo); });
 }
 
 namespace {

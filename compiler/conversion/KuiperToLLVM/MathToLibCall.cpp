@@ -34,11 +34,9 @@ struct MathOpToLibCall : ConversionPattern {
   LogicalResult
   matchAndRewrite(Operation *op, ArrayRef<Value> operands,
                   ConversionPatternRewriter &rewriter) const override {
-    if (!isa<math::MathDialect>(op->getDialect()))
+    if (!isLibraryMathOp(op, targetInfo))
       return failure();
     StringRef opName = op->getName().getStringRef();
-    if (targetInfo.getMathFunctionName(opName, /*isDouble=*/false).empty())
-      return failure();
     if (op->getNumResults() != 1)
       return op->emitError("unexpected math op form");
     auto type = dyn_cast<FloatType>(op->getResult(0).getType());
@@ -92,10 +90,8 @@ struct ConvertMathToLibCallPass
     ConversionTarget conversionTarget(*ctx);
     conversionTarget.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
     conversionTarget.addLegalDialect<LLVM::LLVMDialect, arith::ArithDialect>();
-    conversionTarget.addDynamicallyLegalDialect<math::MathDialect>([&](Operation *op) {
-      return targetInfo->getMathFunctionName(op->getName().getStringRef(), /*isDouble=*/false)
-          .empty();
-    });
+    conversionTarget.addDynamicallyLegalDialect<math::MathDialect>(
+        [&](Operation *op) { return !isLibraryMathOp(op, *targetInfo); });
     // (The conversion driver folds an illegal op before trying patterns by
     // default: `math.erf` of a constant with the host's libm, again.)
     ConversionConfig config;
@@ -106,6 +102,12 @@ struct ConvertMathToLibCallPass
 };
 
 } // namespace
+
+bool isLibraryMathOp(Operation *op, const TargetInfo &targetInfo) {
+  return isa<math::MathDialect>(op->getDialect()) &&
+         !targetInfo.getMathFunctionName(op->getName().getStringRef(), /*isDouble=*/false)
+              .empty();
+}
 
 void populateMathToLibCallPatterns(const KuiperToLLVMTypeConverter &converter,
                                    RewritePatternSet &patterns,

@@ -80,6 +80,10 @@ void populateWarpOpToLLVMPatterns(const KuiperToLLVMTypeConverter &converter,
                                   const KernelInfo &kernelInfo);
 
 /// Math ops as calls to the target's math library.
+/// Whether `op` is a math op the target's library has a function for (one
+/// that populateMathToLibCallPatterns converts).
+bool isLibraryMathOp(mlir::Operation *op, const TargetInfo &targetInfo);
+
 void populateMathToLibCallPatterns(const KuiperToLLVMTypeConverter &converter,
                                    mlir::RewritePatternSet &patterns,
                                    const TargetInfo &targetInfo);
