@@ -30,6 +30,7 @@ namespace {
 struct Options {
   std::string file, kernel, inputs = "random", device = "cpu";
   std::vector<std::pair<std::string, std::string>> sets;
+  std::vector<std::string> importPaths; ///< -I DIR, as kuiperc's
   uint64_t seed = 1;
   /// The executor's operations at most (0: no limit): a kernel that does not
   /// end stops with a message instead of running forever.
@@ -42,7 +43,7 @@ constexpr const char *kSynopsis =
     "usage: kuiper-run FILE [--kernel K] [--set NAME=VALUE ...] [--seed S]\n"
     "                  [--inputs random|edge|index|ramp] [--device cpu|cuda]\n"
     "                  [--schedule inorder|reverse|random] [--check] [--json]\n"
-    "                  [--max-steps N]\n";
+    "                  [--max-steps N] [-I DIR ...]\n";
 
 /// `text` as a whole number (decimal, or 0x hexadecimal) that fits 64 bits.
 bool wholeNumber(const std::string &text, uint64_t &out) {
@@ -82,6 +83,7 @@ void usage(bool full = false) {
          "  --max-steps N       stop the CPU executor after N operations (default\n"
          "                      200000000, 0 for no limit): a loop that does not end\n"
          "                      stops with an error (exit status 3)\n"
+         "  -I DIR              also look for imported modules in DIR (as kuiperc)\n"
          "  --help              print this help\n\n"
          "exit status: 0 ran (and every check passed), 1 a check failed, 2 bad input or\n"
          "options, 3 internal error\n";
@@ -120,6 +122,7 @@ static Result<Module> loadModule(const Options &o) {
     CompileOptions co;
     co.verify = false;
     co.emitPTX = o.device == "cuda";
+    co.importPaths = o.importPaths;
     return Compiler(co).compileFile(o.file);
   }
   std::ifstream in(o.file);
@@ -152,6 +155,12 @@ static int parseArguments(int argc, char **argv, Options &o) {
       if (!value(v) || v.find('=') == std::string::npos)
         return bad("--set needs NAME=VALUE");
       o.sets.push_back({v.substr(0, v.find('=')), v.substr(v.find('=') + 1)});
+    } else if (a == "-I" || (a.size() > 2 && a.rfind("-I", 0) == 0)) {
+      if (a.size() > 2)
+        v = a.substr(2);
+      else if (!value(v))
+        return bad("-I needs a directory");
+      o.importPaths.push_back(v);
     } else if (a == "--max-steps") {
       if (!value(v) || !wholeNumber(v, o.maxSteps))
         return bad("--max-steps needs a whole number, got '" + v + "'");
