@@ -24,7 +24,6 @@
 #include <memory>
 #include <set>
 #include <unordered_map>
-#include <unordered_set>
 #include <utility>
 
 #define DEBUG_TYPE "kuiper-verify"
@@ -1191,21 +1190,11 @@ void KernelVerifier::counterexample(z3::context &z, SymExec &ex, Obligation &o,
   // Such a failure stands only if a run shows it (settleTentative).
   // (Quantifier-free assertions only: Z3 4.8's evaluation of a quantified one
   // under a model crashed on a block tree's barrier contract.)
-  auto quantifierFree = [](const z3::expr &root) {
-    std::vector<z3::expr> stack{root};
-    std::unordered_set<unsigned> seen;
-    while (!stack.empty()) {
-      z3::expr e = stack.back();
-      stack.pop_back();
-      if (!seen.insert(e.id()).second)
-        continue;
-      if (e.is_quantifier() || e.is_lambda())
-        return false;
-      if (e.is_app())
-        for (unsigned i = 0; i < e.num_args(); ++i)
-          stack.push_back(e.arg(i));
-    }
-    return true;
+  auto quantifierFree = [](const z3::expr &a) {
+    std::set<unsigned> terms, decls;
+    bool quantified = false;
+    SymExec::collectTerms(a, terms, decls, &quantified);
+    return !quantified;
   };
   for (const z3::expr &a : asserts)
     if (quantifierFree(a) && m.eval(a, true).is_false()) {

@@ -307,11 +307,9 @@ bool Sema::run() {
   startErrors = diags.errorCount();
   push(); // globals
   for (auto &f : m.fns) {
-    // (`old`, `sum` and the folds are read as the spec forms wherever they are
-    // called: a fn of that name could never be called.)
-    bool specForm = f->name == "old" || f->name == "sum" || f->name == "prod" ||
-                    f->name == "argmax" || f->name == "argmin";
-    if (builtinKind(f->name) != BKind::None || isBuiltinVarName(f->name) || specForm) {
+    // (`old(...)` is read as the spec form wherever it is called: a fn of
+    // that name could never be called. `sum(x)` can: a fold is `sum(j in`.)
+    if (builtinKind(f->name) != BKind::None || isBuiltinVarName(f->name) || f->name == "old") {
       error(f->loc, q(f->name) + " is a builtin function and cannot be redefined");
       continue;
     }

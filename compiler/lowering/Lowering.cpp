@@ -158,8 +158,8 @@ std::string commentLines(const std::string &text) {
 } // namespace
 
 void buildKuiperToLLVMPipeline(OpPassManager &pm) {
-  // (First: any folding, the canonicalizer's or erase-specs' greedy driver's,
-  // would evaluate `erf(0.3)` with the host's libm.)
+  // (Before the canonicalizer, whose folders would evaluate `erf(0.3)` with
+  // the host's libm.)
   pm.addPass(createConvertMathToLibCall());
   pm.addPass(createKuiperEraseSpecs());
   pm.addPass(createCanonicalizerPass());

@@ -1,9 +1,9 @@
 //===- Arithmetic.cpp - Integer and floating-point operations ---------------===//
 #include "verifier/analysis/SymExec.h"
+#include "verifier/solver/Solver.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "llvm/ADT/StringExtras.h"
 #include <cmath>
-#include <unordered_set>
 
 using namespace mlir;
 using namespace kuiper;
@@ -449,23 +449,16 @@ std::vector<z3::expr> SymExec::contentsRanges(const std::vector<z3::expr> &asser
   std::vector<z3::expr> out;
   if (contentsFns.empty())
     return out;
-  std::unordered_set<unsigned> visited;
-  std::vector<z3::expr> stack(asserts.begin(), asserts.end());
-  while (!stack.empty()) {
-    z3::expr e = stack.back();
-    stack.pop_back();
-    // (Not inside a quantifier: a read at a bound variable is no term of
-    // its own; the ground instances taken of it are.)
-    if (!e.is_app() || !visited.insert(e.id()).second)
-      continue;
-    if (e.num_args() > 0) {
-      auto fn = contentsFns.find(Z3_get_func_decl_id(z, e.decl()));
-      if (fn != contentsFns.end())
-        out.push_back(typeRange(e, fn->second));
-    }
-    for (unsigned i = 0; i < e.num_args(); ++i)
-      stack.push_back(e.arg(i));
-  }
+  // (Not inside a quantifier: a read at a bound variable is no term of its
+  // own; the ground instances taken of it are.)
+  std::set<unsigned> seen;
+  solver::forEachGroundApp(asserts, seen, [&](const z3::expr &e) {
+    if (e.num_args() == 0)
+      return;
+    auto fn = contentsFns.find(Z3_get_func_decl_id(z, e.decl()));
+    if (fn != contentsFns.end())
+      out.push_back(typeRange(e, fn->second));
+  });
   return out;
 }
 

@@ -35,21 +35,6 @@ bool isUninterpretedApp(const z3::expr &e) {
   return e.is_app() && e.num_args() > 0 && e.decl().decl_kind() == Z3_OP_UNINTERPRETED;
 }
 
-/// Calls `visit` on every application of `roots` outside binders, each once.
-template <typename Visit>
-void forEachGroundApp(const std::vector<z3::expr> &roots, std::set<unsigned> &seen, Visit visit) {
-  std::vector<z3::expr> stack(roots.begin(), roots.end());
-  while (!stack.empty()) {
-    z3::expr e = stack.back();
-    stack.pop_back();
-    if (!e.is_app() || !seen.insert(e.id()).second)
-      continue;
-    visit(e);
-    for (unsigned i = 0; i < e.num_args(); ++i)
-      stack.push_back(e.arg(i));
-  }
-}
-
 /// A trigger of a quantified assertion: an application of an uninterpreted
 /// function, a side of an equation in its body, whose arguments are bound
 /// variables or terms without variables, and that names every bound

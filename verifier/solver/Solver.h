@@ -17,6 +17,7 @@
 #include <ctime>
 #include <map>
 #include <mutex>
+#include <set>
 #include <thread>
 #include <cstdint>
 #include <functional>
@@ -311,6 +312,22 @@ z3::expr ieeeExtremum(z3::context &c, bool isMin, const z3::expr &a, const z3::e
 std::optional<z3::expr_vector> canonicalExtrema(z3::context &context, const z3::expr_vector &in,
                                                 unsigned minTrees, bool onlyRewritten = false,
                                                 bool *foldsSplit = nullptr);
+
+/// Calls `visit` on every application of `roots` outside binders, each once
+/// (`seen` holds the ids of those visited).
+template <typename Visit>
+void forEachGroundApp(const std::vector<z3::expr> &roots, std::set<unsigned> &seen, Visit visit) {
+  std::vector<z3::expr> stack(roots.begin(), roots.end());
+  while (!stack.empty()) {
+    z3::expr e = stack.back();
+    stack.pop_back();
+    if (!e.is_app() || !seen.insert(e.id()).second)
+      continue;
+    visit(e);
+    for (unsigned i = 0; i < e.num_args(); ++i)
+      stack.push_back(e.arg(i));
+  }
+}
 
 /// Ground instances of the universally quantified assertions among `asserts`
 /// at the ground terms of `asserts` that match one of their triggers (an

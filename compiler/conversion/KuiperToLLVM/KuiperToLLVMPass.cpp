@@ -58,11 +58,9 @@ struct ConvertKuiperToLLVMPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    std::unique_ptr<TargetInfo> targetInfo = createTargetInfo(target);
-    if (!targetInfo) {
-      module.emitError("unknown GPU target '") << target << "'";
+    std::unique_ptr<TargetInfo> targetInfo = targetInfoFor(module, target);
+    if (!targetInfo)
       return signalPassFailure();
-    }
     FailureOr<KernelInfo> kernelInfo = KernelInfo::build(module);
     if (failed(kernelInfo))
       return signalPassFailure();
@@ -81,8 +79,8 @@ struct ConvertKuiperToLLVMPass
     populateKuiperToLLVMPatterns(converter, patterns, *targetInfo, *kernelInfo);
     ConversionTarget conversionTarget(*ctx);
     configureKuiperToLLVMConversionTarget(conversionTarget, *targetInfo);
-    if (failed(applyPartialConversion(module, conversionTarget,
-                                      std::move(patterns))))
+    if (failed(applyPartialConversion(module, conversionTarget, std::move(patterns),
+                                      conversionWithoutFolding())))
       signalPassFailure();
   }
 };

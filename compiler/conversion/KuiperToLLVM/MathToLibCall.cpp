@@ -78,11 +78,9 @@ struct ConvertMathToLibCallPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    std::unique_ptr<TargetInfo> targetInfo = createTargetInfo(target);
-    if (!targetInfo) {
-      module.emitError("unknown GPU target '") << target << "'";
+    std::unique_ptr<TargetInfo> targetInfo = targetInfoFor(module, target);
+    if (!targetInfo)
       return signalPassFailure();
-    }
     MLIRContext *ctx = &getContext();
     KuiperToLLVMTypeConverter converter(ctx, *targetInfo);
     RewritePatternSet patterns(ctx);
@@ -92,11 +90,8 @@ struct ConvertMathToLibCallPass
     conversionTarget.addLegalDialect<LLVM::LLVMDialect, arith::ArithDialect>();
     conversionTarget.addDynamicallyLegalDialect<math::MathDialect>(
         [&](Operation *op) { return !isLibraryMathOp(op, *targetInfo); });
-    // (The conversion driver folds an illegal op before trying patterns by
-    // default: `math.erf` of a constant with the host's libm, again.)
-    ConversionConfig config;
-    config.foldingMode = DialectConversionFoldingMode::Never;
-    if (failed(applyPartialConversion(module, conversionTarget, std::move(patterns), config)))
+    if (failed(applyPartialConversion(module, conversionTarget, std::move(patterns),
+                                      conversionWithoutFolding())))
       signalPassFailure();
   }
 };

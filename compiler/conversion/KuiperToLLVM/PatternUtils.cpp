@@ -9,6 +9,19 @@ namespace kuiper {
 
 constexpr int32_t kFullWarpMask = -1;
 
+std::unique_ptr<TargetInfo> targetInfoFor(ModuleOp module, StringRef name) {
+  std::unique_ptr<TargetInfo> targetInfo = createTargetInfo(name);
+  if (!targetInfo)
+    module.emitError("unknown GPU target '") << name << "'";
+  return targetInfo;
+}
+
+ConversionConfig conversionWithoutFolding() {
+  ConversionConfig config;
+  config.foldingMode = DialectConversionFoldingMode::Never;
+  return config;
+}
+
 Value createI32Constant(OpBuilder &b, Location loc, int64_t value) {
   return arith::ConstantIntOp::create(b, loc, value, 32);
 }

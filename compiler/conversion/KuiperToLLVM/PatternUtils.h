@@ -49,6 +49,15 @@ mlir::LLVM::LLVMFuncOp getOrDeclareFunction(mlir::OpBuilder &b,
                                             llvm::StringRef name,
                                             mlir::LLVM::LLVMFunctionType type);
 
+/// The GPU target named `name`, or null after an error on `module` (for the
+/// passes' `target` option).
+std::unique_ptr<TargetInfo> targetInfoFor(mlir::ModuleOp module, llvm::StringRef name);
+
+/// The conversions of this folder never fold an op before converting it: the
+/// driver's default folds `math.erf` of a constant with the host's libm,
+/// while the proof and the PTX call libdevice (Passes.td).
+mlir::ConversionConfig conversionWithoutFolding();
+
 /// Kernel signature, return, `kuiper.shape` and `kuiper.launch`.
 void populateKernelOpToLLVMPatterns(const KuiperToLLVMTypeConverter &converter,
                                     mlir::RewritePatternSet &patterns,

@@ -43,7 +43,9 @@ def ConvertMathToLibCall : Pass<"kuiper-math-to-libcall", "mlir::ModuleOp"> {
     `math.exp` of a constant with the host's C library, whose results differ
     from the library the kernel calls for other operands (`erf(0.3)` folded
     to 0x3EA841C5, `__nv_erff` gives 0x3EA841C4), while the proof takes both
-    for the one function.
+    for the one function. Like `convert-kuiper-to-llvm`, it converts without
+    the dialect conversion's default fold-before-patterns, which folds them
+    too.
 
     ```mlir
     %e = math.erf %c : f32

@@ -1,11 +1,12 @@
 // RUN: kuiper-opt %s --kuiper-math-to-libcall --kuiper-erase-specs --canonicalize --convert-kuiper-to-llvm | FileCheck %s --enable-var-scope
+// RUN: kuiper-opt %s --kuiper-erase-specs --convert-kuiper-to-llvm | FileCheck %s --enable-var-scope
 
 // A math op of a constant is a libdevice call like any other, never folded
 // with the host's libm (upstream folds erf, tanh, log and exp of constants;
 // glibc's erff(0.3) is 0x3EA841C5, __nv_erff(0.3) 0x3EA841C4, and the proof
-// takes code and clauses to call one function). The call is done before
-// anything folds: erase-specs' rewrite driver and the conversion's own
-// fold-before-patterns would fold it too.
+// takes code and clauses to call one function). The call is made before the
+// canonicalizer runs, and neither conversion folds an op before converting
+// it (a dialect conversion's default: it folded them too).
 
 // CHECK-LABEL: llvm.func @constants(
 // CHECK-DAG: %[[D:.*]] = arith.constant 3.000000e-01 : f64
