@@ -620,7 +620,9 @@ bool SymExec::witness(const Event &e, const std::vector<unsigned> &freeThreadVar
     // A term's identity as text: its AST id (terms are hash-consed, so equal
     // terms have equal ids; printing them would cost far more).
     auto termKey = [&](const z3::expr &t) { return std::to_string(Z3_get_ast_id(z, t)); };
-    auto split = [&](const z3::expr &c, int64_t &factor) -> std::string {
+    // (Products nest: 256 * (gx * gy) has the symbolic part gx * gy.)
+    std::function<std::string(const z3::expr &, int64_t &)> split =
+        [&](const z3::expr &c, int64_t &factor) -> std::string {
       factor = 1;
       if (isConst(c, factor))
         return "";
@@ -628,10 +630,8 @@ bool SymExec::witness(const Event &e, const std::vector<unsigned> &freeThreadVar
         std::string rest;
         for (unsigned i = 0; i < c.num_args(); ++i) {
           int64_t f;
-          if (isConst(c.arg(i), f))
-            factor *= f;
-          else
-            rest += termKey(c.arg(i)) + "*";
+          rest += split(c.arg(i), f);
+          factor *= f;
         }
         return rest;
       }
@@ -642,17 +642,23 @@ bool SymExec::witness(const Event &e, const std::vector<unsigned> &freeThreadVar
       std::pair<unsigned, z3::expr> digit;
       int64_t factor;
       std::string rest;
+      size_t symbolicFactors;
     };
     std::vector<SortKey> keyed;
     for (auto &d : todo) {
       int64_t factor;
       std::string rest = split(d.second, factor);
-      keyed.push_back({d, factor, std::move(rest)});
+      size_t count = std::count(rest.begin(), rest.end(), '*');
+      keyed.push_back({d, factor, std::move(rest), count});
     }
     std::stable_sort(keyed.begin(), keyed.end(), [&](const SortKey &x, const SortKey &y) {
       const std::string &sa = x.rest, &sb = y.rest;
       if (sa.empty() != sb.empty())
         return !sa.empty();
+      // More symbolic factors first: a nested flattening `bx + gx * (by + gy
+      // * bz)` has the digits gx * gy, gx, 1, in that order.
+      if (x.symbolicFactors != y.symbolicFactors)
+        return x.symbolicFactors > y.symbolicFactors;
       if (sa != sb)
         return false;
       if (std::llabs(x.factor) != std::llabs(y.factor))
@@ -753,16 +759,36 @@ bool SymExec::witness(const Event &e, const std::vector<unsigned> &freeThreadVar
     // A run k_i * S: S > 0 and 0 <= low < S for the digits after the run
     // make rem / S the run's numeral mixed-radix number, whose digits are
     // unique under the same conditions with numerals.
+    // The radix q of digit d0 over the next digit d1 where d0's coefficient
+    // is q times d1's, q a numeral or a product of d0's extra symbolic
+    // factors (`bx + gx * (by + gy * bz)`: gy over gx); the sufficient
+    // condition above then holds for a symbolic q too.
+    auto radixOf = [&](const Digit &d0, const Digit &d1) -> std::optional<z3::expr> {
+      if (d1.num <= 0 || d0.num <= 0 || d0.num % d1.num != 0)
+        return std::nullopt;
+      z3::expr q = z.int_val(d0.num / d1.num);
+      std::vector<bool> matched(d0.syms.size(), false);
+      for (const z3::expr &s : d1.syms) {
+        size_t j = 0;
+        while (j < d0.syms.size() && (matched[j] || !z3::eq(d0.syms[j], s)))
+          ++j;
+        if (j == d0.syms.size())
+          return std::nullopt;
+        matched[j] = true;
+      }
+      for (size_t j = 0; j < d0.syms.size(); ++j)
+        if (!matched[j])
+          q = q * d0.syms[j];
+      return q.simplify();
+    };
     auto radixConds = [&](size_t i, size_t k, auto coeff) {
       // Conditions for digits i..k-1 with coefficients coeff(j), in order.
       for (size_t j = i; j + 1 < k; ++j) {
         z3::expr c = coeff(j), cn = coeff(j + 1);
         const Digit &d0 = digits[j], &d1 = digits[j + 1];
         z3::expr vn = vars[todo[j + 1].first];
-        if (d0.rest == d1.rest && d1.num > 0 && d0.num > 0 && d0.num % d1.num == 0) {
-          int64_t q = d0.num / d1.num;
-          digitConds = digitConds && c == z.int_val(q) * cn && cn > 0 && vn >= 0 &&
-                       vn < z.int_val(q);
+        if (std::optional<z3::expr> q = radixOf(d0, d1)) {
+          digitConds = digitConds && c == *q * cn && cn > 0 && vn >= 0 && vn < *q;
         } else {
           z3::expr low = z.int_val(0);
           for (size_t l = j + 1; l < k; ++l)
@@ -786,6 +812,13 @@ bool SymExec::witness(const Event &e, const std::vector<unsigned> &freeThreadVar
           // And that two multiples of c differ by at least c (true of all integers).
           z3::expr d = rem / c - vars[v];
           witnessFacts.push_back(d == 0 || d * c >= c || d * c <= -c);
+          // A thread variable's digit below its bound B where rem < c * B
+          // (the top digit of a flattened grid: `blockIdx.z < gridDim.z`).
+          if (v < nThread) {
+            z3::expr b = threadVarBound(freeThreadVars[v]);
+            witnessFacts.push_back(
+                z3::implies(c > 0 && rem >= 0 && rem < c * b, rem / c >= 0 && rem / c < b));
+          }
         }
         if (selfGoal) {
           if (i + 1 == todo.size()) {
@@ -793,10 +826,8 @@ bool SymExec::witness(const Event &e, const std::vector<unsigned> &freeThreadVar
           } else {
             const Digit &d0 = digits[i], &d1 = digits[i + 1];
             z3::expr cn = todo[i + 1].second, vn = vars[todo[i + 1].first];
-            if (d0.rest == d1.rest && d1.num > 0 && d0.num > 0 && d0.num % d1.num == 0) {
-              int64_t q = d0.num / d1.num;
-              digitConds = digitConds && c == z.int_val(q) * cn && cn > 0 && vn >= 0 &&
-                           vn < z.int_val(q);
+            if (std::optional<z3::expr> q = radixOf(d0, d1)) {
+              digitConds = digitConds && c == *q * cn && cn > 0 && vn >= 0 && vn < *q;
             } else {
               z3::expr low = lowFrom(i + 1);
               digitConds = digitConds && c > 0 && low >= 0 && low < c;
@@ -808,6 +839,14 @@ bool SymExec::witness(const Event &e, const std::vector<unsigned> &freeThreadVar
         } else {
           w[v] = rem / c;
           rem = z3::mod(rem, c);
+          // The next digit is below the radix (0 <= rem < c = q * cn): a
+          // valid fact that spares the solver the nonlinear step.
+          if (std::optional<z3::expr> q = radixOf(digits[i], digits[i + 1])) {
+            z3::expr cn = todo[i + 1].second;
+            if (!q->is_numeral())
+              witnessFacts.push_back(z3::implies(cn > 0 && *q > 0 && c == *q * cn,
+                                                 rem / cn >= 0 && rem / cn < *q));
+          }
         }
         continue;
       }
@@ -1001,11 +1040,7 @@ z3::expr SymExec::covered(const Event &e, const std::vector<z3::expr> &from,
     for (int t = 0; t < 7; ++t) {
       if (!z3::eq(from[i], threadVars[t]))
         continue;
-      z3::expr bound = t == 0 ? z.int_val(lowRange())
-                       : t == 6 ? z.int_val(highRange())
-                       : t < 3  ? z.int_val(block[t])
-                                : grid[t - 3];
-      c = c && from[i] >= 0 && from[i] < bound;
+      c = c && from[i] >= 0 && from[i] < threadVarBound(t);
     }
   }
   for (unsigned k : e.iters)

@@ -509,6 +509,8 @@ private:
   int64_t split = 1;
   int64_t lowRange() const { return split > 1 ? split : block[0]; }
   int64_t highRange() const { return split > 1 ? block[0] / split : 1; }
+  /// The exclusive upper bound of thread variable `t` (its lower bound is 0).
+  z3::expr threadVarBound(unsigned t) const;
   z3::expr threadRange(const std::vector<z3::expr> &tv) const;
   z3::expr inRangeAll() const;
   void unsupported(mlir::Operation *op, const std::string &why);

@@ -17,14 +17,18 @@ z3::expr SymExec::linear() const {
   return linearOf(threadVars);
 }
 
+z3::expr SymExec::threadVarBound(unsigned t) const {
+  return t == 0 ? z.int_val(lowRange())
+         : t == 6 ? z.int_val(highRange())
+         : t < 3  ? z.int_val(block[t])
+                  : grid[t - 3];
+}
+
 z3::expr SymExec::threadRange(const std::vector<z3::expr> &tv) const {
   z3::expr r = z.bool_val(true);
-  for (int i = 1; i < 3; ++i)
-    r = r && tv[i] >= 0 && tv[i] < z.int_val(block[i]);
-  r = r && tv[0] >= 0 && tv[0] < z.int_val(lowRange());
-  r = r && tv[6] >= 0 && tv[6] < z.int_val(highRange());
-  for (int i = 0; i < 3 && i < (int)grid.size(); ++i)
-    r = r && tv[3 + i] >= 0 && tv[3 + i] < grid[i];
+  for (unsigned i : {1u, 2u, 0u, 6u, 3u, 4u, 5u})
+    if (i < 3 || i == 6 || i - 3 < grid.size())
+      r = r && tv[i] >= 0 && tv[i] < threadVarBound(i);
   return r;
 }
 

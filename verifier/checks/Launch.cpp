@@ -6,8 +6,8 @@ using namespace kuiper;
 using namespace kuiper::verifier;
 
 /// `(x, c)` where `v` is `cdiv(x, c)` as the front end spells it,
-/// `x / c + (x % c > 0 ? 1 : 0)`, with `c` a positive constant.
-static std::optional<std::pair<Value, int64_t>> ceilDivision(Value v) {
+/// `x / c + (x % c > 0 ? 1 : 0)`.
+static std::optional<std::pair<Value, Value>> ceilDivision(Value v) {
   auto add = v.getDefiningOp<arith::AddIOp>();
   if (!add)
     return std::nullopt;
@@ -15,13 +15,12 @@ static std::optional<std::pair<Value, int64_t>> ceilDivision(Value v) {
   auto ext = add.getRhs().getDefiningOp<arith::ExtUIOp>();
   auto cmp = ext ? ext.getIn().getDefiningOp<arith::CmpIOp>() : arith::CmpIOp();
   auto rem = cmp ? cmp.getLhs().getDefiningOp<arith::RemSIOp>() : arith::RemSIOp();
-  APInt c, zero;
+  APInt zero;
   if (!div || !rem || cmp.getPredicate() != arith::CmpIPredicate::sgt ||
       !matchPattern(cmp.getRhs(), m_ConstantInt(&zero)) || !zero.isZero() ||
-      div.getLhs() != rem.getLhs() || div.getRhs() != rem.getRhs() ||
-      !matchPattern(div.getRhs(), m_ConstantInt(&c)) || !c.isStrictlyPositive())
+      div.getLhs() != rem.getLhs() || div.getRhs() != rem.getRhs())
     return std::nullopt;
-  return std::make_pair(div.getLhs(), c.getSExtValue());
+  return std::make_pair(div.getLhs(), div.getRhs());
 }
 
 /// Executes one op of the kernel header: shapes, launch, requires, ensures, memory contracts; false if `op` is not one.
@@ -47,9 +46,12 @@ bool SymExec::execHeaderOp(Operation &op) {
     // divisions and remainders are then one term, where every query held two
     // spellings of them (as written, and as Z3's simplifier rewrote them in
     // witnesses) and the products of each with the thread's ids.
-    // A ceiling division by a constant is defined by linear bounds
+    // A ceiling division by a positive constant is defined by linear bounds
     // (c * q >= x > c * q - c), exact for every x, where its definition by
-    // division and remainder takes the solver through nonlinear lemmas.
+    // division and remainder takes the solver through nonlinear lemmas. By a
+    // symbolic divisor (`cdiv(n, 256 * gy * gz)`), the same bounds where it
+    // is positive are a valid fact beside the definition: products the
+    // flattened-grid digits need (`n <= gridDim.x * 256 * gy * gz`).
     for (auto [i, g] : llvm::enumerate(l.getGrid())) {
       z3::expr dim = get(g);
       if (dim.is_app() && dim.num_args() > 0) {
@@ -59,8 +61,11 @@ bool SymExec::execHeaderOp(Operation &op) {
           auto cd = ceilDivision(v);
           if (!cd)
             return std::nullopt;
-          z3::expr x = get(cd->first), c = z.int_val(cd->second);
-          return c * q >= x && c * q < x + c;
+          z3::expr x = get(cd->first), c = get(cd->second);
+          APInt k;
+          if (matchPattern(cd->second, m_ConstantInt(&k)) && k.isStrictlyPositive())
+            return c * q >= x && c * q < x + c;
+          return q == get(v) && z3::implies(c > 0, c * q >= x && c * q < x + c);
         };
         std::optional<z3::expr> def = ceilDef(g, named);
         // min(cdiv(x, c), cap): the quotient named too.

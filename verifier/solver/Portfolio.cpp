@@ -829,15 +829,19 @@ std::optional<z3::model> kuiper::solver::findModel(z3::context &context,
                                                    const std::vector<z3::expr> &small) {
   CpuWatchdog watchdog(limits.deadline);
   try {
-    // First with every term of `small` in [-64, 64], under a quarter of the
-    // quick limit: most failures show on small shapes.
-    if (!small.empty()) {
+    // First with every term of `small` in [-64, 64], then in [-4096, 4096],
+    // each under a quarter of the quick limit: most failures show on small
+    // shapes, and a bounded nonlinear search (a 3-D grid whose last layer
+    // starts past 256 elements) ends where the unbounded one may not.
+    for (int64_t bound : {64, 4096}) {
+      if (small.empty())
+        break;
       z3::expr_vector bounded(context); // (copying a vector would share it)
       for (const z3::expr &a : asserts)
         bounded.push_back(a);
       for (const z3::expr &t : small)
         if (t.is_int())
-          bounded.push_back(t >= context.int_val(-64) && t <= context.int_val(64));
+          bounded.push_back(t >= context.int_val(-bound) && t <= context.int_val(bound));
       Limits quick = limits;
       quick.rlimit = limits.quickRlimit / 4;
       z3::solver s = stageSolver(context, Stage::Default, bounded, quick);
