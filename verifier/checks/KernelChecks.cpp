@@ -390,7 +390,11 @@ bool SymExec::writerPostcondition(EnsuresOp ens) {
   // same writes, the same witnesses) under fewer assumptions.
   auto covering = coverageChecks.find(mem);
   if (covering != coverageChecks.end() && covering->second.region.size() == t.size()) {
+    // (The atoms are kept alive: an AST's id is reused once it is freed, and
+    // a freed `i < n / 2 + 1` matched a later `i < n / 2`, so a clause over
+    // one element past the buffer was "implied" by the coverage check.)
     std::set<unsigned> atoms;
+    std::vector<z3::expr> alive;
     std::vector<z3::expr> pending(extra.begin(), extra.end());
     while (!pending.empty()) {
       z3::expr f = pending.back().simplify();
@@ -401,6 +405,7 @@ bool SymExec::writerPostcondition(EnsuresOp ens) {
         continue;
       }
       atoms.insert(Z3_get_ast_id(z, f));
+      alive.push_back(f);
     }
     bool within = true;
     for (size_t d = 0; d < t.size() && within; ++d) {
