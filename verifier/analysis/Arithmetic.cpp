@@ -514,8 +514,72 @@ z3::expr SymExec::mathFn(const std::string &name, Type t, std::vector<z3::expr> 
   return z.function(fname.c_str(), sorts, s)(av);
 }
 
+z3::expr SymExec::realSpecial(int sign) {
+  z3::expr c = z.real_const(sign > 0 ? "real!posinf" : sign < 0 ? "real!neginf" : "real!nan");
+  if (!realSpecialsMade) {
+    realSpecialsMade = true;
+    // Beyond every finite f64 (2^1024): a comparison with a finite value
+    // comes out as with the infinity.
+    z3::expr big = z.real_val(llvm::toString(APInt(2048, 1).shl(1025), 10, false).c_str());
+    z3::expr pos = z.real_const("real!posinf"), neg = z.real_const("real!neginf"),
+             nan = z.real_const("real!nan");
+    termFacts.push_back({pos, pos > big});
+    termFacts.push_back({neg, neg < -big});
+    termFacts.push_back({nan, nan > pos && pos > big});
+  }
+  return c;
+}
+
+z3::expr SymExec::finiteReal(const z3::expr &v) {
+  // |v| <= 2^1024, past every finite float, below the infinities.
+  z3::expr big = z.real_val(llvm::toString(APInt(2048, 1).shl(1024), 10, false).c_str());
+  return v >= -big && v <= big;
+}
+
+z3::expr SymExec::mayBeSpecial(const z3::expr &t) {
+  if (!t.is_app() || !t.is_real())
+    return z.bool_val(false);
+  Z3_decl_kind k = t.decl().decl_kind();
+  if (k == Z3_OP_UNINTERPRETED && t.num_args() == 0) {
+    std::string n = t.decl().name().str();
+    return z.bool_val(n == "real!posinf" || n == "real!neginf" || n == "real!nan");
+  }
+  if (k == Z3_OP_ITE) {
+    // (Not simplified: that would rewrite the terms the condition holds, and
+    // the facts about them, keyed by term, would no longer apply.)
+    z3::expr a = mayBeSpecial(t.arg(1)), b = mayBeSpecial(t.arg(2));
+    if (a.is_false() && b.is_false())
+      return a;
+    return z3::ite(t.arg(0), a, b);
+  }
+  if (k == Z3_OP_UMINUS)
+    return mayBeSpecial(t.arg(0));
+  return z.bool_val(false);
+}
+
+void SymExec::checkFiniteOperands(Operation &op) {
+  if (mode != FloatMode::Real || inSpec)
+    return;
+  for (Value v : op.getOperands()) {
+    if (!isa<FloatType>(v.getType()))
+      continue;
+    z3::expr special = mayBeSpecial(get(v));
+    if (special.is_false())
+      continue;
+    addObligation(CheckId::Postcondition, op.getLoc(),
+                  "no infinity or NaN of a division by zero is an operand of this arithmetic "
+                  "(the proof over the reals treats it as a number)",
+                  "an infinity or NaN (a division by zero) may be an operand of this arithmetic: "
+                  "the approx clauses' proof over the reals, where it is a number, does not "
+                  "apply",
+                  !special);
+  }
+}
+
 z3::expr SymExec::floatOp(Operation &op) {
   bool real = mode == FloatMode::Real;
+  if (real && isa<arith::AddFOp, arith::SubFOp, arith::MulFOp, arith::DivFOp>(op))
+    checkFiniteOperands(op);
   z3::expr rne = z3::expr(z, Z3_mk_fpa_rne(z));
   auto bin = [&](auto fpFn, auto realFn) {
     z3::expr a = get(op.getOperand(0)), b = get(op.getOperand(1));
@@ -537,6 +601,17 @@ z3::expr SymExec::floatOp(Operation &op) {
     // floating-point abstraction proves them equal at once.
     if (auto c = op.getOperand(1).getDefiningOp<arith::ConstantOp>())
       if (auto fa = dyn_cast<FloatAttr>(c.getValue())) {
+        // Over the reals, x / 0 is any number: the infinity (or NaN) IEEE
+        // computes is a distinguished real instead (realSpecial).
+        if (real && fa.getValue().isZero()) {
+          z3::expr a = get(op.getOperand(0));
+          bool negZero = fa.getValue().isNegative();
+          int64_t num = 0, den = 1;
+          if (a.is_numeral() && Z3_get_numeral_rational_int64(z, a, &num, &den))
+            return realSpecial(num == 0 ? 0 : (num > 0) != negZero ? 1 : -1);
+          return z3::ite(a > 0, realSpecial(negZero ? -1 : 1),
+                         z3::ite(a < 0, realSpecial(negZero ? 1 : -1), realSpecial(0)));
+        }
         APFloat inv(0.0);
         if (fa.getValue().getExactInverse(&inv)) {
           z3::expr a = get(op.getOperand(0));
@@ -553,8 +628,16 @@ z3::expr SymExec::floatOp(Operation &op) {
   if (isa<arith::MinNumFOp, arith::MaxNumFOp>(op)) {
     bool isMin = isa<arith::MinNumFOp>(op);
     z3::expr a = get(op.getOperand(0)), b = get(op.getOperand(1));
-    if (real)
+    if (real) {
+      // The operation's identity (an infinity of realSpecial) gives the
+      // other operand, as in IEEE arithmetic.
+      z3::expr identity = realSpecial(isMin ? 1 : -1);
+      if (z3::eq(a, identity))
+        return b;
+      if (z3::eq(b, identity))
+        return a;
       return isMin ? z3::ite(a <= b, a, b) : z3::ite(a >= b, a, b);
+    }
     z3::expr lt = z3::expr(z, Z3_mk_fpa_lt(z, a, b)), gt = z3::expr(z, Z3_mk_fpa_gt(z, a, b));
     z3::expr an = z3::expr(z, Z3_mk_fpa_is_nan(z, a)), bn = z3::expr(z, Z3_mk_fpa_is_nan(z, b));
     z3::expr zeros = z3::expr(z, Z3_mk_fpa_is_zero(z, a)) && z3::expr(z, Z3_mk_fpa_is_zero(z, b));
@@ -878,6 +961,9 @@ bool SymExec::execFloatOp(Operation &op) {
     set(op.getResult(0), floatOp(op));
     return true;
   }
+  if (isa<math::ExpOp, math::LogOp, math::TanhOp, math::ErfOp, math::RsqrtOp, math::SqrtOp,
+          math::FloorOp, math::CeilOp, arith::RemFOp>(op))
+    checkFiniteOperands(op);
   if (isa<arith::RemFOp>(op)) {
     // C's fmod (truncating), which no SMT theory has: uninterpreted, as the
     // math functions are.

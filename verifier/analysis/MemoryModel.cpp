@@ -106,6 +106,10 @@ z3::expr SymExec::read(const MemRef &m, const std::vector<z3::expr> &idx) {
     for (auto &i : idx)
       args.push_back(i);
     r = (*m->fn)(args);
+    // Over the reals, an input element is finite (trusted): below the
+    // infinities of realSpecial.
+    if (r->is_real() && !m->perBlock)
+      termFacts.push_back({*r, finiteReal(*r)});
     break;
   }
   case MemNode::Store: {

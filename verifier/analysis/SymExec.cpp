@@ -321,6 +321,8 @@ void SymExec::run() {
       assumeFact(FactKind::Always,
                  c >= z.int_val(signedMin(w)) && c <= z.int_val(signedMax(w)));
     }
+    if (c.is_real())
+      termFacts.push_back({c, finiteReal(c)});
   }
   entryState = state;
   intervalStart = state;

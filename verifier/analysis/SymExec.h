@@ -594,6 +594,19 @@ private:
   void solveIndex(const z3::expr &written, const z3::expr &named, std::vector<z3::expr> &facts) const;
   z3::expr floatOp(mlir::Operation &op);
   z3::expr mathFn(const std::string &name, mlir::Type t, std::vector<z3::expr> args);
+  /// Over the reals (FloatMode::Real): the infinities and NaN a division by
+  /// zero computes (sign 1, -1; 0 for NaN), distinguished reals beyond every
+  /// float, and whether a real-valued term may be one of them (through
+  /// selects, maxima, minima and negation).
+  z3::expr realSpecial(int sign);
+  z3::expr mayBeSpecial(const z3::expr &t);
+  /// Over the reals: `v` is a finite float's value (an input's, trusted).
+  z3::expr finiteReal(const z3::expr &v);
+  /// Over the reals: an obligation that no infinity or NaN of realSpecial is
+  /// an operand of `op`'s arithmetic, where the reals would treat it as a
+  /// number (`0.0 * (1.0 / 0.0)` is 0 there, NaN in IEEE).
+  void checkFiniteOperands(mlir::Operation &op);
+  bool realSpecialsMade = false;
   z3::expr shuffle(kuiper::ShuffleOp op);
   /// `r`, the result of a commutative operation (`+`, `*`, fmaximum,
   /// fminimum) of `a` and `b`, or, where `b` is `shfl_xor(a, d)` (or `a`
