@@ -1177,7 +1177,10 @@ void KernelVerifier::counterexample(z3::context &z, SymExec &ex, Obligation &o,
   std::vector<z3::expr> small;
   for (auto &param : ex.params)
     small.push_back(inCx(param.term));
-  std::optional<z3::model> model = solver::findModel(cx, asserts, limits, small);
+  // (An overflow's model may need sizes past 4096, which its replay makes
+  // small itself: the unbounded search first there.)
+  std::optional<z3::model> model =
+      solver::findModel(cx, asserts, limits, small, o.id != CheckId::Overflow);
   if (!model) {
     c.explanation = "no counterexample to show: the solver found that the check can fail, but "
                     "its search for a model ran out of its limits (see --timeout, --budget)";

@@ -826,15 +826,17 @@ z3::model shrinkModel(z3::context &context, z3::solver &s, z3::model m,
 std::optional<z3::model> kuiper::solver::findModel(z3::context &context,
                                                    const z3::expr_vector &asserts,
                                                    const Limits &limits,
-                                                   const std::vector<z3::expr> &small) {
+                                                   const std::vector<z3::expr> &small,
+                                                   bool mediumFirst) {
   CpuWatchdog watchdog(limits.deadline);
   try {
-    // First with every term of `small` in [-64, 64], then in [-4096, 4096],
-    // each under a quarter of the quick limit: most failures show on small
-    // shapes, and a bounded nonlinear search (a 3-D grid whose last layer
-    // starts past 256 elements) ends where the unbounded one may not.
+    // First with every term of `small` in [-64, 64], then (mediumFirst) in
+    // [-4096, 4096], each under a quarter of the quick limit: most failures
+    // show on small shapes, and a bounded nonlinear search (a 3-D grid whose
+    // last layer starts past 256 elements) ends where the unbounded one may
+    // not.
     for (int64_t bound : {64, 4096}) {
-      if (small.empty())
+      if (small.empty() || (bound > 64 && !mediumFirst))
         break;
       z3::expr_vector bounded(context); // (copying a vector would share it)
       for (const z3::expr &a : asserts)

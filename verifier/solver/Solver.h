@@ -267,10 +267,13 @@ Answer solveQuery(z3::context &context, Query &query, const Limits &limits,
 /// A model of `asserts` (in `context`) found by the portfolio's stages that
 /// can answer sat, each under `limits`; nothing if none finds one. The
 /// integer terms `small` (a kernel's parameters) are then made small where
-/// the constraints allow (see shrinkModel in Portfolio.cpp).
+/// the constraints allow (see shrinkModel in Portfolio.cpp). With
+/// `mediumFirst`, a search with `small` in [-4096, 4096] comes before the
+/// unbounded one (after the one in [-64, 64]).
 std::optional<z3::model> findModel(z3::context &context, const z3::expr_vector &asserts,
                                    const Limits &limits,
-                                   const std::vector<z3::expr> &small = {});
+                                   const std::vector<z3::expr> &small = {},
+                                   bool mediumFirst = false);
 
 /// Decides every query on worker threads, each with its own context; a
 /// static split keeps each worker's history, and so the answers, the same
