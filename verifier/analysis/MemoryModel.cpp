@@ -618,6 +618,33 @@ bool SymExec::witness(const Event &e, const std::vector<unsigned> &freeThreadVar
         continue;
       todo.push_back({v, cs});
     }
+    // A thread id with a negative numeral coefficient beside positive ones
+    // (`128 * bx + 127 - tx`, a block reversed in place): read as the digit
+    // u = B - 1 - tx of coefficient -c, B its (numeral) bound, with the
+    // offset moved by c * (B - 1). `digitVar` is each variable's digit term
+    // (u for a flipped one); the witness of tx is B - 1 - u.
+    std::map<unsigned, int64_t> flipped; // variable -> B - 1
+    z3::expr flipOff = z.int_val(0);
+    {
+      bool anyPositive = false;
+      for (auto &[v, c] : todo) {
+        int64_t n;
+        anyPositive |= !isConst(c, n) || n > 0;
+      }
+      for (auto &[v, c] : todo) {
+        int64_t n, bound;
+        if (!anyPositive || !isConst(c, n) || n >= 0 || n == INT64_MIN || v >= nThread ||
+            !threadVarBound(freeThreadVars[v]).is_numeral_i64(bound) || bound < 1)
+          continue;
+        flipped[v] = bound - 1;
+        flipOff = flipOff + c * z.int_val(bound - 1);
+        c = z.int_val(-n);
+      }
+    }
+    auto digitVar = [&](unsigned v) -> z3::expr {
+      auto f = flipped.find(v);
+      return f == flipped.end() ? vars[v] : z.int_val(f->second) - vars[v];
+    };
     // Mixed radix, largest coefficient first: symbolic coefficients (loop
     // strides, row lengths) before numerals, and among products with the same
     // symbolic part the larger numeral factor first (16*cols before cols).
@@ -718,7 +745,7 @@ bool SymExec::witness(const Event &e, const std::vector<unsigned> &freeThreadVar
     // residue instead of g unrelated divisions. For a writer's own index the
     // two are equal (every coefficient is a multiple of g, so its residue is
     // c), so the digit conditions below still imply the writer lemma.
-    z3::expr off = a.off ? a.off->simplify() : z.int_val(0);
+    z3::expr off = a.off ? (*a.off + flipOff).simplify() : flipOff.simplify();
     if (negated)
       off = (-off).simplify();
     int64_t c0 = -1, g = 0;
@@ -746,7 +773,7 @@ bool SymExec::witness(const Event &e, const std::vector<unsigned> &freeThreadVar
     auto lowFrom = [&](size_t from) {
       z3::expr low = z.int_val(0);
       for (size_t j = from; j < todo.size(); ++j)
-        low = low + todo[j].second * vars[todo[j].first];
+        low = low + todo[j].second * digitVar(todo[j].first);
       return low;
     };
     // Digit conditions. With target - off = sum_i c_i * v_i (digits in the
@@ -790,13 +817,13 @@ bool SymExec::witness(const Event &e, const std::vector<unsigned> &freeThreadVar
       for (size_t j = i; j + 1 < k; ++j) {
         z3::expr c = coeff(j), cn = coeff(j + 1);
         const Digit &d0 = digits[j], &d1 = digits[j + 1];
-        z3::expr vn = vars[todo[j + 1].first];
+        z3::expr vn = digitVar(todo[j + 1].first);
         if (std::optional<z3::expr> q = radixOf(d0, d1)) {
           digitConds = digitConds && c == *q * cn && cn > 0 && vn >= 0 && vn < *q;
         } else {
           z3::expr low = z.int_val(0);
           for (size_t l = j + 1; l < k; ++l)
-            low = low + coeff(l) * vars[todo[l].first];
+            low = low + coeff(l) * digitVar(todo[l].first);
           digitConds = digitConds && c > 0 && low >= 0 && low < c;
         }
       }
@@ -814,7 +841,7 @@ bool SymExec::witness(const Event &e, const std::vector<unsigned> &freeThreadVar
           witnessFacts.push_back(c <= 0 || (rem == c * (rem / c) + z3::mod(rem, c) &&
                                             z3::mod(rem, c) >= 0 && z3::mod(rem, c) < c));
           // And that two multiples of c differ by at least c (true of all integers).
-          z3::expr d = rem / c - vars[v];
+          z3::expr d = rem / c - digitVar(v);
           witnessFacts.push_back(d == 0 || d * c >= c || d * c <= -c);
           // A thread variable's digit below its bound B where rem < c * B
           // (the top digit of a flattened grid: `blockIdx.z < gridDim.z`).
@@ -829,7 +856,7 @@ bool SymExec::witness(const Event &e, const std::vector<unsigned> &freeThreadVar
             digitConds = digitConds && c != 0;
           } else {
             const Digit &d0 = digits[i], &d1 = digits[i + 1];
-            z3::expr cn = todo[i + 1].second, vn = vars[todo[i + 1].first];
+            z3::expr cn = todo[i + 1].second, vn = digitVar(todo[i + 1].first);
             if (std::optional<z3::expr> q = radixOf(d0, d1)) {
               digitConds = digitConds && c == *q * cn && cn > 0 && vn >= 0 && vn < *q;
             } else {
@@ -893,6 +920,9 @@ bool SymExec::witness(const Event &e, const std::vector<unsigned> &freeThreadVar
         }
       }
     }
+    for (auto &[v, top] : flipped)
+      if (w[v])
+        w[v] = z.int_val(top) - *w[v];
   }
   // Variables the index does not mention: take them from an equality in the
   // path condition (`if threadIdx.x == 0`), else 0.
