@@ -514,13 +514,18 @@ z3::expr SymExec::mathFn(const std::string &name, Type t, std::vector<z3::expr> 
   return z.function(fname.c_str(), sorts, s)(av);
 }
 
+/// 2^1024, past every finite float (f64 included).
+static z3::expr pastEveryFloat(z3::context &z) {
+  return z.real_val(llvm::toString(APInt(2048, 1).shl(1024), 10, false).c_str());
+}
+
 z3::expr SymExec::realSpecial(int sign) {
   z3::expr c = z.real_const(sign > 0 ? "real!posinf" : sign < 0 ? "real!neginf" : "real!nan");
   if (!realSpecialsMade) {
     realSpecialsMade = true;
-    // Beyond every finite f64 (2^1024): a comparison with a finite value
-    // comes out as with the infinity.
-    z3::expr big = z.real_val(llvm::toString(APInt(2048, 1).shl(1025), 10, false).c_str());
+    // Beyond every finite value (finiteReal): a comparison with one comes
+    // out as with the infinity.
+    z3::expr big = 2 * pastEveryFloat(z);
     z3::expr pos = z.real_const("real!posinf"), neg = z.real_const("real!neginf"),
              nan = z.real_const("real!nan");
     termFacts.push_back({pos, pos > big});
@@ -531,9 +536,19 @@ z3::expr SymExec::realSpecial(int sign) {
 }
 
 z3::expr SymExec::finiteReal(const z3::expr &v) {
-  // |v| <= 2^1024, past every finite float, below the infinities.
-  z3::expr big = z.real_val(llvm::toString(APInt(2048, 1).shl(1024), 10, false).c_str());
+  // Below the infinities of realSpecial.
+  z3::expr big = pastEveryFloat(z);
   return v >= -big && v <= big;
+}
+
+std::optional<z3::expr> SymExec::realIdentityPick(const z3::expr &a, const z3::expr &b,
+                                                  bool isMin) {
+  z3::expr identity = realSpecial(isMin ? 1 : -1);
+  if (z3::eq(a, identity))
+    return b;
+  if (z3::eq(b, identity))
+    return a;
+  return std::nullopt;
 }
 
 z3::expr SymExec::mayBeSpecial(const z3::expr &t) {
@@ -578,8 +593,6 @@ void SymExec::checkFiniteOperands(Operation &op) {
 
 z3::expr SymExec::floatOp(Operation &op) {
   bool real = mode == FloatMode::Real;
-  if (real && isa<arith::AddFOp, arith::SubFOp, arith::MulFOp, arith::DivFOp>(op))
-    checkFiniteOperands(op);
   z3::expr rne = z3::expr(z, Z3_mk_fpa_rne(z));
   auto bin = [&](auto fpFn, auto realFn) {
     z3::expr a = get(op.getOperand(0)), b = get(op.getOperand(1));
@@ -629,13 +642,8 @@ z3::expr SymExec::floatOp(Operation &op) {
     bool isMin = isa<arith::MinNumFOp>(op);
     z3::expr a = get(op.getOperand(0)), b = get(op.getOperand(1));
     if (real) {
-      // The operation's identity (an infinity of realSpecial) gives the
-      // other operand, as in IEEE arithmetic.
-      z3::expr identity = realSpecial(isMin ? 1 : -1);
-      if (z3::eq(a, identity))
-        return b;
-      if (z3::eq(b, identity))
-        return a;
+      if (std::optional<z3::expr> other = realIdentityPick(a, b, isMin))
+        return *other;
       return isMin ? z3::ite(a <= b, a, b) : z3::ite(a >= b, a, b);
     }
     z3::expr lt = z3::expr(z, Z3_mk_fpa_lt(z, a, b)), gt = z3::expr(z, Z3_mk_fpa_gt(z, a, b));
@@ -855,6 +863,10 @@ bool SymExec::execIntegerOp(Operation &op) {
 /// Executes one op of floating-point arith and math ops; false if `op` is not one.
 bool SymExec::execFloatOp(Operation &op) {
   [[maybe_unused]] Location loc = op.getLoc();
+  if (isa<arith::AddFOp, arith::SubFOp, arith::MulFOp, arith::DivFOp, arith::RemFOp, math::ExpOp,
+          math::LogOp, math::TanhOp, math::ErfOp, math::RsqrtOp, math::SqrtOp, math::FloorOp,
+          math::CeilOp>(op))
+    checkFiniteOperands(op);
   if (isa<arith::FPToUIOp, arith::FPToSIOp>(op)) {
     // C's conversion: truncation toward zero; a value whose truncation does
     // not fit the type (or NaN, or an infinity) is a fault (`overflow`).
@@ -961,9 +973,6 @@ bool SymExec::execFloatOp(Operation &op) {
     set(op.getResult(0), floatOp(op));
     return true;
   }
-  if (isa<math::ExpOp, math::LogOp, math::TanhOp, math::ErfOp, math::RsqrtOp, math::SqrtOp,
-          math::FloorOp, math::CeilOp, arith::RemFOp>(op))
-    checkFiniteOperands(op);
   if (isa<arith::RemFOp>(op)) {
     // C's fmod (truncating), which no SMT theory has: uninterpreted, as the
     // math functions are.

@@ -457,14 +457,9 @@ z3::expr SymExec::symbolicSum(SumOp op, z3::expr lo, z3::expr hi, int64_t s) {
 /// NaN, -0 < +0. Over the reals, the larger/smaller operand. Associative and
 /// commutative bit for bit (Z3 has one NaN), which the reduction facts use.
 z3::expr SymExec::fextremum(z3::expr a, z3::expr b, bool isMin) {
-  if (a.is_real() && mode == FloatMode::Real && !inSpec) {
-    // The identity (an infinity of realSpecial) gives the other operand.
-    z3::expr identity = realSpecial(isMin ? 1 : -1);
-    if (z3::eq(a, identity))
-      return b;
-    if (z3::eq(b, identity))
-      return a;
-  }
+  if (a.is_real() && mode == FloatMode::Real && !inSpec)
+    if (std::optional<z3::expr> other = realIdentityPick(a, b, isMin))
+      return *other;
   if (a.is_int() || a.is_real())
     return isMin ? z3::ite(b < a, b, a) : z3::ite(b > a, b, a);
   // The operation's identity (-inf for maximum, +inf for minimum) gives the

@@ -600,6 +600,9 @@ private:
   /// selects, maxima, minima and negation).
   z3::expr realSpecial(int sign);
   z3::expr mayBeSpecial(const z3::expr &t);
+  /// Over the reals: the other operand where one of a maximum's (isMin:
+  /// minimum's) operands is its identity, the infinity of realSpecial.
+  std::optional<z3::expr> realIdentityPick(const z3::expr &a, const z3::expr &b, bool isMin);
   /// Over the reals: `v` is a finite float's value (an input's, trusted).
   z3::expr finiteReal(const z3::expr &v);
   /// Over the reals: an obligation that no infinity or NaN of realSpecial is
